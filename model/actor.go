@@ -1,0 +1,94 @@
+package model
+
+// Actor is part of the world outside the controllers: a user applying spec
+// changes, a chaos monkey deleting pods, a node dying. Each time the
+// scheduler picks it, it makes one change through an Outside handle.
+type Actor interface {
+	// Name identifies the actor in traces and as the writer of its changes.
+	Name() string
+	// Act makes one outside change. An error is recorded in the trace; it
+	// does not stop the run.
+	Act(o *Outside) error
+}
+
+// Chooser is the single source of every nondeterministic choice in a run.
+// Choose returns an integer in [0, n); label names the choice for logs.
+type Chooser interface {
+	Choose(n int, label string) int
+}
+
+// firstChoice always picks 0. It is the chooser of a cluster nobody set one
+// on, which makes such a cluster deterministic too.
+type firstChoice struct{}
+
+func (firstChoice) Choose(int, string) int { return 0 }
+
+// Outside is a handle for writes from outside the controllers: actors,
+// scenario setup and fault edits. Unlike a controller's client it reads
+// fresh state from the API server.
+type Outside struct {
+	c    *Cluster
+	name string
+}
+
+// Name returns the writer name the handle writes under.
+func (o *Outside) Name() string { return o.name }
+
+// Now returns the virtual time.
+func (o *Outside) Now() Time { return o.c.clock.Now() }
+
+// Choose draws a choice from the run's single source.
+func (o *Outside) Choose(n int, label string) int {
+	if n <= 1 {
+		return 0
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			panic(sourcePanic{r})
+		}
+	}()
+	return o.c.chooser.Choose(n, label)
+}
+
+// sourcePanic carries a panic raised by the chooser (rapid stops a run this
+// way when a shrunk input runs out) through the guard around user code, so
+// that it reaches the caller instead of being reported as a user's panic.
+type sourcePanic struct{ value any }
+
+// Get reads an object from the API server.
+func (o *Outside) Get(kind, namespace, name string) (*Object, error) {
+	return o.c.server.Get(kind, namespace, name)
+}
+
+// List reads the matching objects from the API server, in key order.
+func (o *Outside) List(kind string, opts ListOptions) []*Object {
+	objs, _ := o.c.server.List(kind, opts)
+	return objs
+}
+
+// Create creates obj on the API server.
+func (o *Outside) Create(obj *Object) error {
+	return o.noted(VerbCreate, obj.Ref(), o.c.server.Create(o.name, obj))
+}
+
+// Update updates obj's metadata and spec on the API server.
+func (o *Outside) Update(obj *Object) error {
+	return o.noted(VerbUpdate, obj.Ref(), o.c.server.Update(o.name, obj))
+}
+
+// UpdateStatus updates obj's status on the API server.
+func (o *Outside) UpdateStatus(obj *Object) error {
+	return o.noted(VerbUpdateStatus, obj.Ref(), o.c.server.UpdateStatus(o.name, obj))
+}
+
+// Delete deletes the object on the API server.
+func (o *Outside) Delete(ref Ref, opts DeleteOptions) error {
+	return o.noted(VerbDelete, ref, o.c.server.Delete(o.name, ref, opts))
+}
+
+func (o *Outside) noted(verb Verb, ref Ref, err error) error {
+	if err != nil {
+		o.c.notef("%s %s failed: %v", verb, ref, err)
+	}
+	return err
+}

@@ -1,0 +1,97 @@
+package model
+
+import "fmt"
+
+// Client is what a controller sees of the cluster, as a controller-runtime
+// client backed by a cache: reads come from the controller's own informer
+// caches (which may lag the server), writes go to the API server and can
+// fail. Reads return private deep copies; writes copy the server's result
+// (new resourceVersion, generated name, UID) back into the object passed in.
+type Client interface {
+	// Get reads one object from the informer cache of its kind.
+	Get(kind, namespace, name string) (*Object, error)
+	// List reads the matching objects from the informer cache, in key order.
+	List(kind string, opts ListOptions) ([]*Object, error)
+	Create(obj *Object) error
+	// Update writes metadata and spec; see Server.Update.
+	Update(obj *Object) error
+	// UpdateStatus writes status; see Server.UpdateStatus.
+	UpdateStatus(obj *Object) error
+	Delete(ref Ref, opts DeleteOptions) error
+	// Now returns the virtual time.
+	Now() Time
+}
+
+type client struct {
+	ctl *controller
+}
+
+func (cl *client) informer(kind string) (*Informer, error) {
+	inf := cl.ctl.informer(kind)
+	if inf == nil {
+		return nil, fmt.Errorf("controller %q reads %s but does not watch it: add it to For, Owns or Watches", cl.ctl.spec.Name, kind)
+	}
+	return inf, nil
+}
+
+func (cl *client) Get(kind, namespace, name string) (*Object, error) {
+	inf, err := cl.informer(kind)
+	if err != nil {
+		return nil, err
+	}
+	o := inf.cache.get(Key(namespace, name))
+	if o == nil {
+		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+	}
+	return o.DeepCopy(), nil
+}
+
+func (cl *client) List(kind string, opts ListOptions) ([]*Object, error) {
+	inf, err := cl.informer(kind)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Object
+	inf.cache.each(opts, func(o *Object) bool {
+		out = append(out, o.DeepCopy())
+		return true
+	})
+	return out, nil
+}
+
+// call runs one write on behalf of the controller: it fails while the
+// controller is partitioned, counts the write for a mid-reconcile crash, and
+// records failures in the trace.
+func (cl *client) call(verb Verb, ref Ref, write func(caller string) error) error {
+	ctl := cl.ctl
+	var err error
+	if ctl.partitioned {
+		err = statusErr(ReasonUnavailable, "%s cannot reach the API server (partition)", ctl.spec.Name)
+	} else {
+		err = write(ctl.spec.Name)
+	}
+	if err != nil {
+		ctl.c.notef("%s %s failed: %v", verb, ref, err)
+	} else {
+		ctl.wrote()
+	}
+	return err
+}
+
+func (cl *client) Create(obj *Object) error {
+	return cl.call(VerbCreate, obj.Ref(), func(caller string) error { return cl.ctl.c.server.Create(caller, obj) })
+}
+
+func (cl *client) Update(obj *Object) error {
+	return cl.call(VerbUpdate, obj.Ref(), func(caller string) error { return cl.ctl.c.server.Update(caller, obj) })
+}
+
+func (cl *client) UpdateStatus(obj *Object) error {
+	return cl.call(VerbUpdateStatus, obj.Ref(), func(caller string) error { return cl.ctl.c.server.UpdateStatus(caller, obj) })
+}
+
+func (cl *client) Delete(ref Ref, opts DeleteOptions) error {
+	return cl.call(VerbDelete, ref, func(caller string) error { return cl.ctl.c.server.Delete(caller, ref, opts) })
+}
+
+func (cl *client) Now() Time { return cl.ctl.c.clock.Now() }

@@ -1,0 +1,94 @@
+package model
+
+import "container/heap"
+
+// Timer is a pending callback at a virtual time. Timers at the same time fire
+// in the order they were set.
+type Timer struct {
+	At   Time
+	Name string // shown in the trace: "resync replicaset/Pod"
+	seq  uint64
+	fire func()
+	dead bool
+}
+
+// Cancel stops the timer from firing. Cancelling a fired timer does nothing.
+func (t *Timer) Cancel() {
+	if t != nil {
+		t.dead = true
+	}
+}
+
+// Clock is the virtual clock: a counter and a heap of timers. Time moves
+// only when the next timer fires.
+type Clock struct {
+	now    Time
+	seq    uint64
+	timers timerHeap
+}
+
+// Now returns the current virtual time.
+func (c *Clock) Now() Time { return c.now }
+
+// After sets a timer d ticks from now (d < 0 counts as 0).
+func (c *Clock) After(d Time, name string, fire func()) *Timer {
+	if d < 0 {
+		d = 0
+	}
+	return c.At(c.now+d, name, fire)
+}
+
+// At sets a timer at time at, or now if at is in the past.
+func (c *Clock) At(at Time, name string, fire func()) *Timer {
+	if at < c.now {
+		at = c.now
+	}
+	c.seq++
+	t := &Timer{At: at, Name: name, seq: c.seq, fire: fire}
+	heap.Push(&c.timers, t)
+	return t
+}
+
+// Next returns the next live timer without firing it, or nil.
+func (c *Clock) Next() *Timer {
+	for len(c.timers) > 0 && c.timers[0].dead {
+		heap.Pop(&c.timers)
+	}
+	if len(c.timers) == 0 {
+		return nil
+	}
+	return c.timers[0]
+}
+
+// Fire advances the clock to the next live timer and runs it. It returns the
+// timer, or nil when none is set.
+func (c *Clock) Fire() *Timer {
+	t := c.Next()
+	if t == nil {
+		return nil
+	}
+	heap.Pop(&c.timers)
+	c.now = t.At
+	t.dead = true
+	t.fire()
+	return t
+}
+
+type timerHeap []*Timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].At != h[j].At {
+		return h[i].At < h[j].At
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(*Timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return t
+}

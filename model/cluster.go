@@ -1,0 +1,630 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+)
+
+// Config configures a Cluster. The zero value is usable.
+type Config struct {
+	// HistoryWindow is how many events the server's history keeps at
+	// least; a watch from further back is Expired. Default 1000.
+	HistoryWindow int
+	// Logger receives every step at debug level. Nil means no logging.
+	Logger *zap.Logger
+	// DiscardTrace keeps no records, for long or large runs where only the
+	// outcome matters.
+	DiscardTrace bool
+}
+
+// ActionKind is the kind of an enabled action.
+type ActionKind uint8
+
+// The kinds of action the scheduler chooses among, in the fixed order
+// Enabled lists them.
+const (
+	// ActDeliver delivers the next watch event to an informer.
+	ActDeliver ActionKind = iota + 1
+	// ActRewatch re-establishes an informer's broken watch (or relists).
+	ActRewatch
+	// ActReconcile processes the next key of a level-triggered controller.
+	ActReconcile
+	// ActCollect lets the garbage collector delete one orphaned dependent.
+	ActCollect
+	// ActActor lets an outside actor make one change.
+	ActActor
+	// ActTimer advances the clock to the next timer and fires it.
+	ActTimer
+)
+
+// Action is one enabled action. Index selects the informer, controller or
+// actor, in the cluster's fixed order.
+type Action struct {
+	Kind  ActionKind
+	Index int
+}
+
+// Panic is a panic raised by user code (a controller, a handler, an actor or
+// a mapping function), recovered by the cluster.
+type Panic struct {
+	Who   string
+	Value string
+	// Stack lists the panicking frames as "function file:line", without
+	// addresses, so that it is the same on every replay.
+	Stack []string
+}
+
+func (p *Panic) String() string { return p.Who + " panicked: " + p.Value }
+
+// Dropped is a notification a drop fault took from an informer.
+type Dropped struct {
+	Controller string
+	Event      Event
+	At         Time
+	Step       int
+}
+
+type actorState struct {
+	actor Actor
+	moves int
+	out   *Outside
+}
+
+// Cluster is the deterministic model cluster: an API server, controllers
+// with their informers and queues, outside actors and a virtual clock. It is
+// single-threaded and is driven one step at a time by its caller: Enabled
+// lists what may happen next, Do makes one of those happen.
+type Cluster struct {
+	cfg       Config
+	log       *zap.Logger
+	debug     bool
+	clock     Clock
+	server    *Server
+	ctrls     []*controller
+	informers []*Informer
+	actors    []*actorState
+	chooser   Chooser
+
+	started       bool
+	actorsStopped bool
+	step          int
+	cur           *Record
+	scratch       Record
+	trace         Trace
+	panic         *Panic
+	pendingCrash  []*controller
+	dropped       []Dropped
+	writes        int
+}
+
+// NewCluster returns an empty cluster.
+func NewCluster(cfg Config) *Cluster {
+	if cfg.HistoryWindow <= 0 {
+		cfg.HistoryWindow = 1000
+	}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}}
+	if c.log == nil {
+		c.log = zap.NewNop()
+	}
+	c.debug = c.log.Core().Enabled(zap.DebugLevel)
+	c.server = NewServer(c.clock.Now, cfg.HistoryWindow)
+	c.server.OnWrite(c.recordWrite)
+	return c
+}
+
+// Server returns the API server.
+func (c *Cluster) Server() *Server { return c.server }
+
+// Now returns the virtual time.
+func (c *Cluster) Now() Time { return c.clock.Now() }
+
+// Steps returns the number of steps taken.
+func (c *Cluster) Steps() int { return c.step }
+
+// Writes returns the number of effective writes so far.
+func (c *Cluster) Writes() int { return c.writes }
+
+// Trace returns the records so far. It is empty with DiscardTrace.
+func (c *Cluster) Trace() *Trace { return &c.trace }
+
+// Panic returns the first panic raised by user code, or nil.
+func (c *Cluster) Panic() *Panic { return c.panic }
+
+// Dropped returns the notifications drop faults have taken, in order.
+func (c *Cluster) Dropped() []Dropped { return c.dropped }
+
+// SetChooser sets the source actors draw their choices from.
+func (c *Cluster) SetChooser(ch Chooser) { c.chooser = ch }
+
+// State returns a read-only view of the API server's current state.
+func (c *Cluster) State() State { return State{s: c.server, now: c.clock.Now()} }
+
+// AddController declares a controller. It must be called before Start.
+func (c *Cluster) AddController(spec Controller) error {
+	if c.started {
+		return fmt.Errorf("controller %q added after start", spec.Name)
+	}
+	if err := spec.validate(); err != nil {
+		return err
+	}
+	for _, ctl := range c.ctrls {
+		if ctl.spec.Name == spec.Name {
+			return fmt.Errorf("two controllers named %q", spec.Name)
+		}
+	}
+	ctl := newController(c, spec)
+	i, _ := slices.BinarySearchFunc(c.ctrls, spec.Name, func(x *controller, name string) int {
+		return strings.Compare(x.spec.Name, name)
+	})
+	c.ctrls = slices.Insert(c.ctrls, i, ctl)
+	c.informers = c.informers[:0]
+	for _, ctl := range c.ctrls {
+		c.informers = append(c.informers, ctl.informers...)
+	}
+	return nil
+}
+
+// AddActor declares an outside actor that may act up to moves times while
+// actors are running.
+func (c *Cluster) AddActor(a Actor, moves int) error {
+	if c.started {
+		return fmt.Errorf("actor %q added after start", a.Name())
+	}
+	if a.Name() == "" {
+		return errors.New("actor has no name")
+	}
+	if moves < 0 {
+		return fmt.Errorf("actor %q: negative moves %d", a.Name(), moves)
+	}
+	for _, s := range c.actors {
+		if s.actor.Name() == a.Name() {
+			return fmt.Errorf("two actors named %q", a.Name())
+		}
+	}
+	c.actors = append(c.actors, &actorState{actor: a, moves: moves, out: c.Outside(a.Name())})
+	return nil
+}
+
+// Outside returns a handle that writes to the API server under name.
+func (c *Cluster) Outside(name string) *Outside { return &Outside{c: c, name: name} }
+
+// Apply creates objects as the scenario's setup, before or after Start. An
+// object given with a status gets it written through UpdateStatus.
+func (c *Cluster) Apply(objs ...*Object) error {
+	c.begin("setup", "apply", "")
+	defer c.end()
+	for _, o := range objs {
+		status := o.Status
+		obj := o.DeepCopy()
+		if err := c.server.Create("setup", obj); err != nil {
+			return err
+		}
+		if len(status) > 0 {
+			obj.Status = status
+			if err := c.server.UpdateStatus("setup", obj); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Start starts every controller: each lists its kinds and begins watching.
+func (c *Cluster) Start() error {
+	if c.started {
+		return errors.New("cluster already started")
+	}
+	if len(c.ctrls) == 0 {
+		return errors.New("cluster has no controllers")
+	}
+	c.started = true
+	c.begin("cluster", "start", "")
+	for _, ctl := range c.ctrls {
+		ctl.start()
+	}
+	c.end()
+	return nil
+}
+
+// Controllers returns the controller names in order.
+func (c *Cluster) Controllers() []string {
+	names := make([]string, len(c.ctrls))
+	for i, ctl := range c.ctrls {
+		names[i] = ctl.spec.Name
+	}
+	return names
+}
+
+// Informers returns the informers, ordered by controller then kind.
+func (c *Cluster) Informers() []*Informer { return c.informers }
+
+// Spec returns the declaration of the named controller.
+func (c *Cluster) Spec(name string) (Controller, bool) {
+	if ctl := c.controller(name); ctl != nil {
+		return ctl.spec, true
+	}
+	return Controller{}, false
+}
+
+func (c *Cluster) controller(name string) *controller {
+	for _, ctl := range c.ctrls {
+		if ctl.spec.Name == name {
+			return ctl
+		}
+	}
+	return nil
+}
+
+// Enabled appends the actions that may happen next to buf, in a fixed
+// order: deliveries and rewatches per informer, reconciles per controller,
+// garbage collection, actors, then the next timer.
+func (c *Cluster) Enabled(buf []Action) []Action {
+	for i, inf := range c.informers {
+		if !inf.ctrl.up {
+			continue
+		}
+		if inf.canDeliver() {
+			buf = append(buf, Action{Kind: ActDeliver, Index: i})
+		} else if inf.broken && !inf.ctrl.partitioned {
+			buf = append(buf, Action{Kind: ActRewatch, Index: i})
+		}
+	}
+	for i, ctl := range c.ctrls {
+		if ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 {
+			buf = append(buf, Action{Kind: ActReconcile, Index: i})
+		}
+	}
+	if c.server.GCPending() {
+		buf = append(buf, Action{Kind: ActCollect})
+	}
+	if !c.actorsStopped {
+		for i, a := range c.actors {
+			if a.moves > 0 {
+				buf = append(buf, Action{Kind: ActActor, Index: i})
+			}
+		}
+	}
+	if c.clock.Next() != nil {
+		buf = append(buf, Action{Kind: ActTimer})
+	}
+	return buf
+}
+
+// Busy reports whether anything but a timer is enabled: undelivered
+// events, broken watches, queued keys or garbage. Actors do not count.
+func (c *Cluster) Busy() bool {
+	for _, inf := range c.informers {
+		if inf.ctrl.up && (inf.canDeliver() || (inf.broken && !inf.ctrl.partitioned)) {
+			return true
+		}
+	}
+	for _, ctl := range c.ctrls {
+		if ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 {
+			return true
+		}
+	}
+	return c.server.GCPending()
+}
+
+// NextTimer returns the next timer, or nil.
+func (c *Cluster) NextTimer() *Timer { return c.clock.Next() }
+
+// Do performs one enabled action as one step.
+func (c *Cluster) Do(a Action) {
+	switch a.Kind {
+	case ActDeliver:
+		inf := c.informers[a.Index]
+		c.begin(inf.ctrl.spec.Name, "watch", "")
+		e, notified := inf.deliver()
+		c.cur.Object = e.String()
+		if !notified {
+			c.notef("notification dropped (fault)")
+			c.dropped = append(c.dropped, Dropped{Controller: inf.ctrl.spec.Name, Event: e, At: c.clock.Now(), Step: c.step})
+		}
+	case ActRewatch:
+		inf := c.informers[a.Index]
+		c.begin(inf.ctrl.spec.Name, "rewatch "+inf.kind, "")
+		if inf.rewatch() {
+			c.notef("expired: relisted %d", inf.cache.len())
+		}
+	case ActReconcile:
+		c.ctrls[a.Index].reconcileNext()
+	case ActCollect:
+		c.begin(GarbageCollector, "collect", "")
+		ref, _ := c.server.CollectGarbage()
+		c.cur.Object = ref.String()
+	case ActActor:
+		s := c.actors[a.Index]
+		s.moves--
+		c.begin(s.actor.Name(), "act", "")
+		c.guard(s.actor.Name(), func() {
+			if err := s.actor.Act(s.out); err != nil {
+				c.notef("error: %v", err)
+			}
+		})
+	case ActTimer:
+		c.begin("clock", "timer", "")
+		t := c.clock.Fire()
+		if c.cur.Action == "timer" {
+			c.cur.Object = t.Name
+		}
+	default:
+		panic(fmt.Sprintf("model: unknown action %+v", a))
+	}
+	c.end()
+}
+
+// At sets a timer at virtual time t that runs fn as its own step, recorded
+// under actor with the given action. The harness schedules faults and the
+// end of the fault phase this way.
+func (c *Cluster) At(t Time, actor, action string, fn func()) *Timer {
+	return c.clock.At(t, actor+" "+action, func() {
+		c.begin(actor, action, "")
+		fn()
+	})
+}
+
+// Note adds a note to the current step's record.
+func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
+
+// StopActors stops every actor: the world outside holds still from now on.
+func (c *Cluster) StopActors() { c.actorsStopped = true }
+
+// Heal ends every fault at once, as one step: partitions end, crashed
+// controllers come back now, armed drops and lags are disarmed.
+func (c *Cluster) Heal() {
+	c.begin("cluster", "heal", "")
+	for _, ctl := range c.ctrls {
+		ctl.heal()
+	}
+	c.end()
+}
+
+// ArmDrop makes the next watch event delivered to controller's informer for
+// kind lose its notification: the cache applies it, the controller is not
+// told.
+func (c *Cluster) ArmDrop(controller, kind string) error {
+	inf, err := c.lookupInformer(controller, kind)
+	if err != nil {
+		return err
+	}
+	if inf.ctrl.up {
+		inf.drops++
+		c.notef("armed")
+	} else {
+		c.notef("no effect: %s is down", controller)
+	}
+	return nil
+}
+
+// Crash crashes controller now: it loses its memory, caches and queue, and
+// restarts after down ticks with a fresh list of everything.
+func (c *Cluster) Crash(controller string, down Time) error {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return fmt.Errorf("no controller %q", controller)
+	}
+	if !ctl.up {
+		c.notef("no effect: already down")
+		return nil
+	}
+	ctl.crash(down)
+	c.notef("down for %d", down)
+	return nil
+}
+
+// BreakWatch ends the watch of controller's informer for kind, as a broken
+// connection does: the informer watches again from the last resourceVersion
+// it saw, and relists if the server answers Expired.
+func (c *Cluster) BreakWatch(controller, kind string) error {
+	inf, err := c.lookupInformer(controller, kind)
+	if err != nil {
+		return err
+	}
+	if inf.ctrl.up && !inf.broken {
+		inf.breakWatch()
+	}
+	return nil
+}
+
+func (c *Cluster) lookupInformer(controller, kind string) (*Informer, error) {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return nil, fmt.Errorf("no controller %q", controller)
+	}
+	inf := ctl.informer(kind)
+	if inf == nil {
+		return nil, fmt.Errorf("controller %q does not watch %s", controller, kind)
+	}
+	return inf, nil
+}
+
+// Up reports whether the named controller is running.
+func (c *Cluster) Up(controller string) bool {
+	ctl := c.controller(controller)
+	return ctl != nil && ctl.up
+}
+
+// LastReconcile returns when controller last reconciled key.
+func (c *Cluster) LastReconcile(controller, key string) (Time, bool) {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return 0, false
+	}
+	t, ok := ctl.lastReconcile[key]
+	return t, ok
+}
+
+// Goals evaluates every controller's goal on the current state, in
+// controller order.
+func (c *Cluster) Goals() []GoalUnmet {
+	var out []GoalUnmet
+	st := c.State()
+	for _, ctl := range c.ctrls {
+		if ctl.spec.Goal == nil {
+			continue
+		}
+		var unmet []Unmet
+		c.guard(ctl.spec.Name, func() { unmet = ctl.spec.Goal(st) })
+		for _, u := range unmet {
+			out = append(out, GoalUnmet{Controller: ctl.spec.Name, Unmet: u})
+		}
+	}
+	return out
+}
+
+// GoalUnmet is an unmet goal with the controller that owns it.
+type GoalUnmet struct {
+	Controller string
+	Unmet
+}
+
+// begin starts the record of a step, or relabels the current one (a timer
+// step takes the name of what its timer does).
+func (c *Cluster) begin(actor, action, object string) {
+	if c.cur == nil {
+		c.step++
+		if c.cfg.DiscardTrace {
+			c.scratch = Record{Writes: c.scratch.Writes[:0], Notes: c.scratch.Notes[:0]}
+		} else {
+			c.scratch = Record{}
+		}
+		c.cur = &c.scratch
+		c.cur.Step = c.step
+	}
+	c.cur.Actor, c.cur.Action, c.cur.Object = actor, action, object
+}
+
+// end finishes the current step: pending crashes happen, the record is kept
+// and logged.
+func (c *Cluster) end() {
+	for _, ctl := range c.pendingCrash {
+		ctl.crash(ctl.crashDown)
+	}
+	c.pendingCrash = c.pendingCrash[:0]
+	r := c.cur
+	r.Time = c.clock.Now()
+	c.cur = nil
+	if !c.cfg.DiscardTrace {
+		c.trace.Records = append(c.trace.Records, *r)
+	}
+	if c.debug {
+		c.log.Debug("step", zap.Int("step", r.Step), zap.Int64("t", int64(r.Time)), zap.String("actor", r.Actor),
+			zap.String("action", r.Action), zap.String("object", r.Object), zap.Stringer("record", r))
+	}
+}
+
+func (c *Cluster) recordWrite(w Write) {
+	c.writes++
+	if c.cur == nil {
+		c.begin(w.Caller, "write", "")
+		defer c.end()
+	}
+	c.cur.Writes = append(c.cur.Writes, w)
+}
+
+// notef adds a note to the current record.
+func (c *Cluster) notef(format string, args ...any) {
+	if c.cur == nil {
+		return
+	}
+	c.cur.Notes = append(c.cur.Notes, fmt.Sprintf(format, args...))
+}
+
+// guard runs user code. A panic becomes the cluster's Panic (the run is a
+// finding); a crash fault's signal becomes a crash at the end of the step.
+// It reports whether fn returned normally.
+func (c *Cluster) guard(who string, fn func()) (ok bool) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if sp, fromSource := r.(sourcePanic); fromSource {
+			panic(sp.value)
+		}
+		ok = false
+		if sig, isCrash := r.(crashSignal); isCrash {
+			ctl := c.controller(sig.controller)
+			ctl.up = false
+			c.pendingCrash = append(c.pendingCrash, ctl)
+			c.notef("%s", sig)
+			return
+		}
+		if c.panic == nil {
+			c.panic = &Panic{Who: who, Value: fmt.Sprint(r), Stack: callers()}
+			c.notef("panic: %v", r)
+		}
+	}()
+	fn()
+	return true
+}
+
+// callers lists the frames of a recovered panic, innermost first, from the
+// panicking function down to the model's own frames.
+func callers() []string {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(4, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	var out []string
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, "runtime.") {
+			if !more {
+				break
+			}
+			continue
+		}
+		if strings.Contains(f.Function, "/converge/model.") {
+			break
+		}
+		out = append(out, f.Function+" "+filepath.Base(f.File)+":"+strconv.Itoa(f.Line))
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// State is a read-only view of the API server for goals, invariants and
+// properties. The objects it returns are the stored ones, not copies: they
+// must not be modified.
+type State struct {
+	s   *Server
+	now Time
+}
+
+// Now returns the virtual time of the view.
+func (st State) Now() Time { return st.now }
+
+// Get returns the stored object, or nil.
+func (st State) Get(kind, namespace, name string) *Object {
+	return st.s.Peek(Ref{Kind: kind, Namespace: namespace, Name: name})
+}
+
+// List returns the stored objects of kind matching opts, in key order.
+func (st State) List(kind string, opts ListOptions) []*Object {
+	var out []*Object
+	st.s.Each(kind, opts, func(o *Object) bool {
+		out = append(out, o)
+		return true
+	})
+	return out
+}
+
+// Count returns how many stored objects of kind match opts.
+func (st State) Count(kind string, opts ListOptions) int {
+	n := 0
+	st.s.Each(kind, opts, func(*Object) bool {
+		n++
+		return true
+	})
+	return n
+}

@@ -1,0 +1,310 @@
+package model
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Time is virtual time in ticks. It starts at 0 and only moves when the
+// scheduler fires a timer; nothing in the model reads a wall clock.
+type Time int64
+
+// UID identifies one incarnation of an object. A delete followed by a create
+// with the same name gives a new UID, as in Kubernetes.
+type UID string
+
+// Ref names an object: its kind, namespace and name.
+type Ref struct {
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// Key returns "namespace/name", the work-queue key of the object.
+func (r Ref) Key() string { return Key(r.Namespace, r.Name) }
+
+// String returns "Kind namespace/name".
+func (r Ref) String() string { return r.Kind + " " + r.Key() }
+
+// Key joins a namespace and a name as client-go's MetaNamespaceKeyFunc does.
+// Cluster-scoped objects (empty namespace) have just the name as their key.
+func Key(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// SplitKey is the inverse of Key.
+func SplitKey(key string) (namespace, name string) {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+// OwnerReference points from a dependent to its owner. Controller marks the
+// managing owner; a dependent has at most one.
+type OwnerReference struct {
+	Kind       string
+	Name       string
+	UID        UID
+	Controller bool
+}
+
+// Fields holds the spec or status of an object as a flat map from a field
+// path ("replicas", "template.labels.app") to a scalar: int64, string or
+// bool. The API server normalises Go ints to int64 and rejects other types,
+// so two Fields compare equal exactly when they hold the same values.
+type Fields map[string]any
+
+// Int returns the integer at path, or 0 when it is absent.
+func (f Fields) Int(path string) int64 {
+	v, _ := f[path].(int64)
+	return v
+}
+
+// Str returns the string at path, or "" when it is absent.
+func (f Fields) Str(path string) string {
+	v, _ := f[path].(string)
+	return v
+}
+
+// Bool returns the boolean at path, or false when it is absent.
+func (f Fields) Bool(path string) bool {
+	v, _ := f[path].(bool)
+	return v
+}
+
+// Equal reports whether f and g hold the same paths and values.
+func (f Fields) Equal(g Fields) bool {
+	if len(f) != len(g) {
+		return false
+	}
+	for k, v := range f {
+		w, ok := g[k]
+		if !ok || v != w {
+			return false
+		}
+	}
+	return true
+}
+
+// Paths returns the field paths in sorted order.
+func (f Fields) Paths() []string {
+	return slices.Sorted(maps.Keys(f))
+}
+
+// String renders the fields as {a: 1, b: "x"} in path order.
+func (f Fields) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, p := range f.Paths() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p)
+		b.WriteString(": ")
+		b.WriteString(FormatValue(f[p]))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// FormatValue renders a field value: integers and booleans plainly, strings
+// quoted, an absent value as <none>.
+func FormatValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "<none>"
+	case string:
+		return strconv.Quote(v)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// normalize converts Go integer types to int64 and rejects anything that is
+// not a scalar. It returns the fields unchanged when they are already normal.
+func (f Fields) normalize(where string) (Fields, error) {
+	var out Fields
+	for _, p := range f.Paths() {
+		var n any
+		switch v := f[p].(type) {
+		case int64, string, bool:
+			continue
+		case int:
+			n = int64(v)
+		case int32:
+			n = int64(v)
+		case int16:
+			n = int64(v)
+		case int8:
+			n = int64(v)
+		case uint32:
+			n = int64(v)
+		case uint16:
+			n = int64(v)
+		case uint8:
+			n = int64(v)
+		default:
+			return nil, fmt.Errorf("%s.%s: unsupported value type %T (use int64, string or bool)", where, p, v)
+		}
+		if out == nil {
+			out = maps.Clone(f)
+		}
+		out[p] = n
+	}
+	if out == nil {
+		return f, nil
+	}
+	return out, nil
+}
+
+// Object is a Kubernetes-style object: metadata, spec and status. Objects
+// returned by the API server and by a controller's client are private deep
+// copies; changing them changes nothing until they are written back.
+type Object struct {
+	Kind      string
+	Namespace string
+	Name      string
+	// GenerateName, when Name is empty on create, asks the API server for a
+	// unique name with this prefix.
+	GenerateName string
+	UID          UID
+	// ResourceVersion is the cluster-wide revision of the last write to the
+	// object. An update that carries a non-zero ResourceVersion succeeds only
+	// if it still matches (optimistic concurrency); zero means unconditional.
+	ResourceVersion uint64
+	// Generation counts changes to Spec; metadata and status writes leave it.
+	Generation        int64
+	CreationTimestamp Time
+	// DeletionTimestamp is set when a delete is held by finalizers.
+	DeletionTimestamp *Time
+	Finalizers        []string
+	Labels            map[string]string
+	OwnerReferences   []OwnerReference
+	Spec              Fields
+	Status            Fields
+}
+
+// Ref returns the object's kind, namespace and name.
+func (o *Object) Ref() Ref { return Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name} }
+
+// Key returns the object's work-queue key, "namespace/name".
+func (o *Object) Key() string { return Key(o.Namespace, o.Name) }
+
+// Deleting reports whether a delete of the object is waiting on finalizers.
+func (o *Object) Deleting() bool { return o.DeletionTimestamp != nil }
+
+// ControllerRef returns the owner reference marked as controller, if any.
+func (o *Object) ControllerRef() (OwnerReference, bool) {
+	for _, r := range o.OwnerReferences {
+		if r.Controller {
+			return r, true
+		}
+	}
+	return OwnerReference{}, false
+}
+
+// IsControlledBy reports whether owner is o's controlling owner.
+func (o *Object) IsControlledBy(owner *Object) bool {
+	r, ok := o.ControllerRef()
+	return ok && r.UID == owner.UID
+}
+
+// DeepCopy returns a copy that shares no mutable memory with o.
+func (o *Object) DeepCopy() *Object {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.Labels = maps.Clone(o.Labels)
+	c.Spec = maps.Clone(o.Spec)
+	c.Status = maps.Clone(o.Status)
+	c.Finalizers = slices.Clone(o.Finalizers)
+	c.OwnerReferences = slices.Clone(o.OwnerReferences)
+	if o.DeletionTimestamp != nil {
+		t := *o.DeletionTimestamp
+		c.DeletionTimestamp = &t
+	}
+	return &c
+}
+
+// String renders "Kind ns/name@rv".
+func (o *Object) String() string {
+	return fmt.Sprintf("%s@%d", o.Ref(), o.ResourceVersion)
+}
+
+// NewOwnerReference returns a controller reference to owner, for a
+// dependent's OwnerReferences.
+func NewOwnerReference(owner *Object) OwnerReference {
+	return OwnerReference{Kind: owner.Kind, Name: owner.Name, UID: owner.UID, Controller: true}
+}
+
+// metadataEqual reports whether the user-writable metadata of a and b match.
+func metadataEqual(a, b *Object) bool {
+	return maps.Equal(a.Labels, b.Labels) &&
+		slices.Equal(a.Finalizers, b.Finalizers) &&
+		slices.Equal(a.OwnerReferences, b.OwnerReferences)
+}
+
+// FieldChange is one field that differs between two versions of an object.
+type FieldChange struct {
+	Path string // "spec.replicas", "status.phase", "metadata.labels.app"
+	Old  any    // nil when the field was absent
+	New  any    // nil when the field is now absent
+}
+
+// String renders "path: old→new".
+func (c FieldChange) String() string {
+	return c.Path + ": " + FormatValue(c.Old) + "→" + FormatValue(c.New)
+}
+
+// Diff lists the fields that differ from old to new, in path order. Either
+// may be nil (a create or a delete).
+func Diff(old, new *Object) []FieldChange {
+	var out []FieldChange
+	var oldSpec, newSpec, oldStatus, newStatus Fields
+	var oldLabels, newLabels map[string]string
+	if old != nil {
+		oldSpec, oldStatus, oldLabels = old.Spec, old.Status, old.Labels
+	}
+	if new != nil {
+		newSpec, newStatus, newLabels = new.Spec, new.Status, new.Labels
+	}
+	labels := func(m map[string]string) Fields {
+		f := make(Fields, len(m))
+		for k, v := range m {
+			f[k] = v
+		}
+		return f
+	}
+	out = diffFields(out, "metadata.labels.", labels(oldLabels), labels(newLabels))
+	out = diffFields(out, "spec.", oldSpec, newSpec)
+	out = diffFields(out, "status.", oldStatus, newStatus)
+	return out
+}
+
+func diffFields(out []FieldChange, prefix string, a, b Fields) []FieldChange {
+	paths := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		paths = append(paths, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			paths = append(paths, k)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		av, bv := a[p], b[p]
+		if av != bv {
+			out = append(out, FieldChange{Path: prefix + p, Old: av, New: bv})
+		}
+	}
+	return out
+}

@@ -1,0 +1,222 @@
+package model
+
+import "fmt"
+
+// controller is the running state of one declared Controller: its informers
+// (one per kind, in kind order), its work queue, and the reconciler or
+// handler built by the user's constructor. A crash throws all of it away.
+type controller struct {
+	c         *Cluster
+	spec      Controller
+	informers []*Informer
+	queue     *Queue
+	rec       Reconciler
+	handler   Handler
+	client    *client
+
+	up          bool
+	restart     *Timer
+	partitioned bool
+	// crashAfterWrites, when positive, crashes the controller right after
+	// that many more writes (a crash in the middle of a reconcile).
+	crashAfterWrites int
+	crashDown        Time
+
+	// lastReconcile is when each key was last reconciled, for diagnosis.
+	lastReconcile map[string]Time
+}
+
+func newController(c *Cluster, spec Controller) *controller {
+	ctl := &controller{c: c, spec: spec, lastReconcile: map[string]Time{}}
+	for _, kind := range spec.kinds() {
+		ctl.informers = append(ctl.informers, &Informer{ctrl: ctl, kind: kind, cache: newObjectStore()})
+	}
+	ctl.client = &client{ctl: ctl}
+	return ctl
+}
+
+func (ctl *controller) informer(kind string) *Informer {
+	for _, inf := range ctl.informers {
+		if inf.kind == kind {
+			return inf
+		}
+	}
+	return nil
+}
+
+// start builds a fresh reconciler or handler, lists every kind and starts
+// the resync timers. It is the controller's first start and every restart.
+func (ctl *controller) start() {
+	ctl.up = true
+	ctl.restart = nil
+	ctl.queue = NewQueue(&ctl.c.clock, ctl.spec.Name, ctl.spec.Backoff)
+	ctl.c.guard(ctl.spec.Name, func() {
+		if ctl.spec.NewReconciler != nil {
+			ctl.rec = ctl.spec.NewReconciler(ctl.client)
+		} else {
+			ctl.handler = ctl.spec.NewHandler(ctl.client)
+		}
+	})
+	for _, inf := range ctl.informers {
+		n := inf.relist()
+		ctl.c.notef("%s listed %d", inf.kind, n)
+		ctl.scheduleResync(inf)
+	}
+}
+
+func (ctl *controller) scheduleResync(inf *Informer) {
+	if ctl.spec.ResyncPeriod <= 0 {
+		return
+	}
+	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, "resync "+inf.Name(), func() {
+		ctl.c.begin(ctl.spec.Name, "resync "+inf.kind, "")
+		n := inf.replay()
+		ctl.c.notef("%d objects", n)
+		ctl.scheduleResync(inf)
+	})
+}
+
+// crash loses the controller's memory, caches and queue. It comes back after
+// down ticks, or when healed.
+func (ctl *controller) crash(down Time) {
+	ctl.up = false
+	ctl.rec, ctl.handler = nil, nil
+	ctl.crashAfterWrites = 0
+	if ctl.queue != nil {
+		ctl.queue.ShutDown()
+	}
+	for _, inf := range ctl.informers {
+		inf.stop()
+	}
+	ctl.restart = ctl.c.clock.After(down, "restart "+ctl.spec.Name, func() {
+		ctl.c.begin(ctl.spec.Name, "restart", "")
+		ctl.start()
+	})
+}
+
+// heal ends a partition and brings a crashed controller back now.
+func (ctl *controller) heal() {
+	ctl.crashAfterWrites = 0
+	if ctl.partitioned {
+		ctl.partitioned = false
+	}
+	for _, inf := range ctl.informers {
+		inf.drops = 0
+		inf.lagRV = 0
+	}
+	if !ctl.up {
+		ctl.restart.Cancel()
+		ctl.start()
+	}
+}
+
+// reconcileNext processes the next key of the queue. An error, or a panic
+// in the reconciler, is recorded; the queue then follows controller-runtime:
+// an error requeues with backoff (overriding RequeueAfter), RequeueAfter
+// requeues after a delay, Requeue requeues with backoff.
+func (ctl *controller) reconcileNext() {
+	key, _ := ctl.queue.Get()
+	ctl.c.begin(ctl.spec.Name, "reconcile", ctl.spec.For+" "+key)
+	ctl.lastReconcile[key] = ctl.c.clock.Now()
+	ns, name := SplitKey(key)
+	var res Result
+	var err error
+	ok := ctl.c.guard(ctl.spec.Name, func() {
+		res, err = ctl.rec.Reconcile(Request{Namespace: ns, Name: name})
+	})
+	if !ok || !ctl.up {
+		return
+	}
+	switch {
+	case err != nil:
+		ctl.c.notef("error: %v", err)
+		ctl.queue.AddRateLimited(key)
+	case res.RequeueAfter > 0:
+		ctl.c.notef("requeue after %d", res.RequeueAfter)
+		ctl.queue.Forget(key)
+		ctl.queue.AddAfter(key, res.RequeueAfter)
+	case res.Requeue:
+		ctl.c.notef("requeue")
+		ctl.queue.AddRateLimited(key)
+	default:
+		ctl.queue.Forget(key)
+	}
+	ctl.queue.Done(key)
+}
+
+// keysFor maps an object of the informer's kind to the keys it enqueues.
+func (ctl *controller) keysFor(inf *Informer, o *Object, add func(string)) {
+	if inf.kind == ctl.spec.For {
+		add(o.Key())
+	}
+	for _, k := range ctl.spec.Owns {
+		if k == inf.kind {
+			if ref, ok := o.ControllerRef(); ok && ref.Kind == ctl.spec.For {
+				add(Key(o.Namespace, ref.Name))
+			}
+			break
+		}
+	}
+	for _, w := range ctl.spec.Watches {
+		if w.Kind == inf.kind {
+			for _, r := range w.Map(o.DeepCopy()) {
+				add(r.Key())
+			}
+		}
+	}
+}
+
+func (ctl *controller) enqueue(inf *Informer, objs ...*Object) {
+	ctl.c.guard(ctl.spec.Name, func() {
+		for _, o := range objs {
+			ctl.keysFor(inf, o, ctl.queue.Add)
+		}
+	})
+}
+
+func (ctl *controller) notifyAdd(inf *Informer, o *Object) {
+	if ctl.handler == nil {
+		ctl.enqueue(inf, o)
+		return
+	}
+	ctl.c.guard(ctl.spec.Name, func() { ctl.handler.OnAdd(o.DeepCopy()) })
+}
+
+func (ctl *controller) notifyUpdate(inf *Informer, old, new *Object) {
+	if ctl.handler == nil {
+		if old == new {
+			ctl.enqueue(inf, new)
+		} else {
+			ctl.enqueue(inf, old, new)
+		}
+		return
+	}
+	ctl.c.guard(ctl.spec.Name, func() { ctl.handler.OnUpdate(old.DeepCopy(), new.DeepCopy()) })
+}
+
+func (ctl *controller) notifyDelete(inf *Informer, o *Object, finalStateUnknown bool) {
+	if ctl.handler == nil {
+		ctl.enqueue(inf, o)
+		return
+	}
+	ctl.c.guard(ctl.spec.Name, func() { ctl.handler.OnDelete(o.DeepCopy(), finalStateUnknown) })
+}
+
+// wrote counts a write for the crash-between-writes fault.
+func (ctl *controller) wrote() {
+	if ctl.crashAfterWrites <= 0 {
+		return
+	}
+	ctl.crashAfterWrites--
+	if ctl.crashAfterWrites == 0 {
+		panic(crashSignal{controller: ctl.spec.Name})
+	}
+}
+
+// crashSignal unwinds a controller's code when a fault crashes it in the
+// middle of its work; guard turns it into a crash, not a finding.
+type crashSignal struct{ controller string }
+
+func (s crashSignal) String() string {
+	return fmt.Sprintf("fault: %s crashed mid-reconcile", s.controller)
+}

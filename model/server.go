@@ -1,0 +1,571 @@
+package model
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// EventType is the type of a watch event.
+type EventType uint8
+
+// Watch event types, as in Kubernetes.
+const (
+	Added EventType = iota + 1
+	Modified
+	Deleted
+)
+
+func (t EventType) String() string {
+	switch t {
+	case Added:
+		return "Added"
+	case Modified:
+		return "Modified"
+	case Deleted:
+		return "Deleted"
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is one entry of the server's history and of a watch stream. Object
+// is the server's snapshot after the write (for Deleted, the last state,
+// carrying the deletion's resourceVersion); it is shared and never mutated.
+type Event struct {
+	Type   EventType
+	Object *Object
+	// At is the virtual time of the write.
+	At Time
+}
+
+// RV is the resourceVersion the event brings its object to.
+func (e Event) RV() uint64 { return e.Object.ResourceVersion }
+
+// String renders "Deleted Pod default/web-1@9".
+func (e Event) String() string { return e.Type.String() + " " + e.Object.String() }
+
+// Verb is the kind of write a caller makes.
+type Verb uint8
+
+// The write verbs of the API server.
+const (
+	VerbCreate Verb = iota + 1
+	VerbUpdate
+	VerbUpdateStatus
+	VerbDelete
+)
+
+func (v Verb) String() string {
+	switch v {
+	case VerbCreate:
+		return "create"
+	case VerbUpdate:
+		return "update"
+	case VerbUpdateStatus:
+		return "update-status"
+	case VerbDelete:
+		return "delete"
+	}
+	return "Verb(" + strconv.Itoa(int(v)) + ")"
+}
+
+// Write records one effective write: a call that changed the store. A no-op
+// update (nothing changed) is not a write, as in Kubernetes, where it does
+// not bump the resourceVersion.
+type Write struct {
+	Caller string
+	Verb   Verb
+	// Old and New are the stored snapshots before and after; Old is nil for a
+	// create, New is nil when the object left the store.
+	Old, New *Object
+	// Rev is the resourceVersion the write produced.
+	Rev uint64
+	// Unconditional is set on an update that carried no resourceVersion
+	// precondition.
+	Unconditional bool
+}
+
+// Ref names the written object.
+func (w Write) Ref() Ref {
+	if w.New != nil {
+		return w.New.Ref()
+	}
+	return w.Old.Ref()
+}
+
+// RV is the resourceVersion the write produced.
+func (w Write) RV() uint64 { return w.Rev }
+
+// Intercept decides, before the server applies a write, whether the call
+// fails. A nil error lets it through. With applied set, the server applies
+// the write and still returns the error: the ambiguous timeout where the
+// caller cannot tell whether its write landed.
+type Intercept func(caller string, verb Verb, ref Ref) (err error, applied bool)
+
+// DeleteOptions carries optional preconditions for Delete.
+type DeleteOptions struct {
+	// UID, when set, must match the stored object's UID.
+	UID UID
+	// ResourceVersion, when non-zero, must match the stored object's.
+	ResourceVersion uint64
+}
+
+// GarbageCollector is the caller name the server's garbage collector writes
+// under.
+const GarbageCollector = "garbage-collector"
+
+// Server is the model's API server with its storage. It keeps every object
+// with a cluster-wide resourceVersion, a compacted history of events for
+// watches, and a queue of dependents whose owners are gone, which the
+// garbage collector deletes one step at a time.
+type Server struct {
+	now     func() Time
+	rv      uint64
+	seq     uint64
+	kinds   map[string]*objectStore
+	kindSeq []string // kind names in sorted order
+	uids    map[UID]Ref
+
+	history     []Event
+	window      int
+	compactedRV uint64
+	watches     []*Stream
+
+	gcQueue []Ref
+	gcSet   map[Ref]bool
+
+	intercept Intercept
+	onWrite   func(Write)
+}
+
+// NewServer returns an empty server whose history keeps at least window
+// events (a watch from an older resourceVersion gets Expired).
+func NewServer(now func() Time, window int) *Server {
+	if window < 1 {
+		window = 1
+	}
+	return &Server{
+		now:    now,
+		kinds:  map[string]*objectStore{},
+		uids:   map[UID]Ref{},
+		window: window,
+		gcSet:  map[Ref]bool{},
+	}
+}
+
+// SetIntercept installs the hook that decides API errors; nil removes it.
+func (s *Server) SetIntercept(fn Intercept) { s.intercept = fn }
+
+// OnWrite installs a callback that sees every effective write.
+func (s *Server) OnWrite(fn func(Write)) { s.onWrite = fn }
+
+// Revision returns the current resourceVersion of the whole store.
+func (s *Server) Revision() uint64 { return s.rv }
+
+func (s *Server) store(kind string) *objectStore {
+	st := s.kinds[kind]
+	if st == nil {
+		st = newObjectStore()
+		s.kinds[kind] = st
+		i, _ := slices.BinarySearch(s.kindSeq, kind)
+		s.kindSeq = slices.Insert(s.kindSeq, i, kind)
+	}
+	return st
+}
+
+func (s *Server) lookup(ref Ref) *Object {
+	st := s.kinds[ref.Kind]
+	if st == nil {
+		return nil
+	}
+	return st.get(ref.Key())
+}
+
+// Get returns a deep copy of the object, or NotFound.
+func (s *Server) Get(kind, namespace, name string) (*Object, error) {
+	o := s.lookup(Ref{Kind: kind, Namespace: namespace, Name: name})
+	if o == nil {
+		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+	}
+	return o.DeepCopy(), nil
+}
+
+// List returns deep copies of the matching objects in key order, and the
+// resourceVersion the list is consistent with.
+func (s *Server) List(kind string, opts ListOptions) ([]*Object, uint64) {
+	var out []*Object
+	if st := s.kinds[kind]; st != nil {
+		st.each(opts, func(o *Object) bool {
+			out = append(out, o.DeepCopy())
+			return true
+		})
+	}
+	return out, s.rv
+}
+
+// Peek returns the stored object itself, without copying, or nil. Callers
+// must not modify it. Properties and invariants read the store this way.
+func (s *Server) Peek(ref Ref) *Object { return s.lookup(ref) }
+
+// Each calls fn for every stored object of kind that matches opts, in key
+// order, without copying, until fn returns false. fn must not modify the
+// objects or write to the server.
+func (s *Server) Each(kind string, opts ListOptions, fn func(*Object) bool) {
+	if st := s.kinds[kind]; st != nil {
+		st.each(opts, fn)
+	}
+}
+
+// Count returns the number of stored objects of kind.
+func (s *Server) Count(kind string) int {
+	if st := s.kinds[kind]; st != nil {
+		return st.len()
+	}
+	return 0
+}
+
+// Kinds returns the kinds that have ever been stored, sorted.
+func (s *Server) Kinds() []string { return slices.Clone(s.kindSeq) }
+
+// Exists reports whether an object with this UID is stored.
+func (s *Server) Exists(uid UID) bool {
+	_, ok := s.uids[uid]
+	return ok
+}
+
+func (s *Server) check(caller string, verb Verb, ref Ref) (error, bool) {
+	if s.intercept == nil {
+		return nil, false
+	}
+	return s.intercept(caller, verb, ref)
+}
+
+func validate(o *Object) error {
+	if o == nil {
+		return statusErr(ReasonInvalid, "nil object")
+	}
+	if o.Kind == "" {
+		return statusErr(ReasonInvalid, "object %q has no kind", o.Key())
+	}
+	if o.Name == "" && o.GenerateName == "" {
+		return statusErr(ReasonInvalid, "%s has neither name nor generateName", o.Kind)
+	}
+	return nil
+}
+
+// Create stores a new object on behalf of caller. It assigns name (from
+// GenerateName), UID, resourceVersion, generation 1 and the creation time,
+// drops any status (status is written through UpdateStatus, as with a
+// status subresource) and copies the stored result back into obj.
+func (s *Server) Create(caller string, obj *Object) error {
+	if err := validate(obj); err != nil {
+		return err
+	}
+	spec, err := obj.Spec.normalize("spec")
+	if err != nil {
+		return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
+	}
+	ref := obj.Ref()
+	failure, applied := s.check(caller, VerbCreate, ref)
+	if failure != nil && !applied {
+		return failure
+	}
+	st := s.store(obj.Kind)
+	stored := obj.DeepCopy()
+	stored.Spec = maps.Clone(spec)
+	if stored.Name == "" {
+		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
+	} else if st.get(stored.Key()) != nil {
+		return statusErr(ReasonAlreadyExists, "%s already exists", stored.Ref())
+	}
+	s.seq++
+	s.rv++
+	stored.UID = UID("uid-" + strconv.FormatUint(s.seq, 10))
+	stored.ResourceVersion = s.rv
+	stored.Generation = 1
+	stored.CreationTimestamp = s.now()
+	stored.DeletionTimestamp = nil
+	stored.Status = nil
+	st.put(stored)
+	s.uids[stored.UID] = stored.Ref()
+	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored})
+	if s.orphaned(stored) {
+		s.enqueueGC(stored.Ref())
+	}
+	*obj = *stored.DeepCopy()
+	return failure
+}
+
+// generateName appends a deterministic five-character suffix to prefix, as
+// the Kubernetes name generator does with random characters.
+func (s *Server) generateName(st *objectStore, namespace, prefix string) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	for {
+		s.seq++
+		n := s.seq * 2654435761 // spread consecutive numbers across the alphabet
+		var suffix [5]byte
+		for i := range suffix {
+			suffix[i] = alphabet[n%uint64(len(alphabet))]
+			n /= uint64(len(alphabet))
+		}
+		name := prefix + string(suffix[:])
+		if st.get(Key(namespace, name)) == nil {
+			return name
+		}
+	}
+}
+
+func (s *Server) preconditions(stored *Object, uid UID, rv uint64) error {
+	if uid != "" && uid != stored.UID {
+		return statusErr(ReasonConflict, "%s: UID precondition failed: have %s, stored %s", stored.Ref(), uid, stored.UID)
+	}
+	if rv != 0 && rv != stored.ResourceVersion {
+		return statusErr(ReasonConflict,
+			"Operation cannot be fulfilled on %s: the object has been modified; please apply your changes to the latest version and try again (have resourceVersion %d, stored %d)",
+			stored.Ref(), rv, stored.ResourceVersion)
+	}
+	return nil
+}
+
+// Update writes obj's labels, finalizers, owner references and spec on
+// behalf of caller. A non-zero obj.ResourceVersion must match the stored one
+// (Conflict otherwise). Status is ignored. A changed spec bumps generation;
+// an update that changes nothing is a no-op that bumps nothing. Removing the
+// last finalizer of an object being deleted completes the delete.
+func (s *Server) Update(caller string, obj *Object) error {
+	return s.update(caller, VerbUpdate, obj)
+}
+
+// UpdateStatus writes obj's status on behalf of caller, with the same
+// resourceVersion precondition as Update. Everything else is ignored.
+func (s *Server) UpdateStatus(caller string, obj *Object) error {
+	return s.update(caller, VerbUpdateStatus, obj)
+}
+
+func (s *Server) update(caller string, verb Verb, obj *Object) error {
+	if err := validate(obj); err != nil {
+		return err
+	}
+	part, in := "spec", obj.Spec
+	if verb == VerbUpdateStatus {
+		part, in = "status", obj.Status
+	}
+	fields, err := in.normalize(part)
+	if err != nil {
+		return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
+	}
+	ref := obj.Ref()
+	failure, applied := s.check(caller, verb, ref)
+	if failure != nil && !applied {
+		return failure
+	}
+	stored := s.lookup(ref)
+	if stored == nil {
+		return statusErr(ReasonNotFound, "%s not found", ref)
+	}
+	if err := s.preconditions(stored, obj.UID, obj.ResourceVersion); err != nil {
+		return err
+	}
+	next := *stored
+	if verb == VerbUpdateStatus {
+		if stored.Status.Equal(fields) {
+			*obj = *stored.DeepCopy()
+			return failure
+		}
+		next.Status = maps.Clone(fields)
+	} else {
+		specChanged := !stored.Spec.Equal(fields)
+		if !specChanged && metadataEqual(stored, obj) {
+			*obj = *stored.DeepCopy()
+			return failure
+		}
+		next.Labels = maps.Clone(obj.Labels)
+		next.Finalizers = slices.Clone(obj.Finalizers)
+		next.OwnerReferences = slices.Clone(obj.OwnerReferences)
+		if specChanged {
+			next.Spec = maps.Clone(fields)
+			next.Generation++
+		}
+	}
+	s.rv++
+	next.ResourceVersion = s.rv
+	w := Write{Caller: caller, Verb: verb, Old: stored, Unconditional: obj.ResourceVersion == 0}
+	if next.Deleting() && len(next.Finalizers) == 0 {
+		s.remove(&next, w)
+		*obj = *next.DeepCopy()
+		return failure
+	}
+	s.store(ref.Kind).put(&next)
+	w.New = &next
+	s.emit(Modified, &next, w)
+	if verb == VerbUpdate && s.orphaned(&next) {
+		s.enqueueGC(ref)
+	}
+	*obj = *next.DeepCopy()
+	return failure
+}
+
+// Delete deletes the object on behalf of caller. With finalizers it only
+// sets the deletion timestamp (a Modified event); the object leaves when its
+// last finalizer is removed. Dependents whose owners are all gone are queued
+// for the garbage collector.
+func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
+	failure, applied := s.check(caller, VerbDelete, ref)
+	if failure != nil && !applied {
+		return failure
+	}
+	stored := s.lookup(ref)
+	if stored == nil {
+		return statusErr(ReasonNotFound, "%s not found", ref)
+	}
+	if err := s.preconditions(stored, opts.UID, opts.ResourceVersion); err != nil {
+		return err
+	}
+	w := Write{Caller: caller, Verb: VerbDelete, Old: stored}
+	if len(stored.Finalizers) > 0 {
+		if stored.Deleting() {
+			return failure
+		}
+		next := *stored
+		now := s.now()
+		next.DeletionTimestamp = &now
+		s.rv++
+		next.ResourceVersion = s.rv
+		s.store(ref.Kind).put(&next)
+		w.New = &next
+		s.emit(Modified, &next, w)
+		return failure
+	}
+	next := *stored
+	s.rv++
+	next.ResourceVersion = s.rv
+	s.remove(&next, w)
+	return failure
+}
+
+// remove takes last (carrying the deletion's resourceVersion) out of the
+// store, emits Deleted and queues orphaned dependents for collection.
+func (s *Server) remove(last *Object, w Write) {
+	s.store(last.Kind).del(last.Key())
+	delete(s.uids, last.UID)
+	s.emit(Deleted, last, w)
+	for _, kind := range s.kindSeq {
+		set := s.kinds[kind].byOwner[string(last.UID)]
+		if set == nil {
+			continue
+		}
+		for _, key := range set.keys {
+			dep := s.kinds[kind].get(key)
+			if s.orphaned(dep) {
+				s.enqueueGC(dep.Ref())
+			}
+		}
+	}
+}
+
+// orphaned reports whether o has owners and none of them exists any more.
+func (s *Server) orphaned(o *Object) bool {
+	if len(o.OwnerReferences) == 0 {
+		return false
+	}
+	for _, r := range o.OwnerReferences {
+		if s.Exists(r.UID) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) enqueueGC(ref Ref) {
+	if !s.gcSet[ref] {
+		s.gcSet[ref] = true
+		s.gcQueue = append(s.gcQueue, ref)
+	}
+}
+
+// GCPending reports whether the garbage collector has work.
+func (s *Server) GCPending() bool { return len(s.gcQueue) > 0 }
+
+// CollectGarbage deletes the next queued dependent if it is still orphaned.
+// It returns the dependent it looked at.
+func (s *Server) CollectGarbage() (Ref, bool) {
+	if len(s.gcQueue) == 0 {
+		return Ref{}, false
+	}
+	ref := s.gcQueue[0]
+	s.gcQueue = s.gcQueue[1:]
+	delete(s.gcSet, ref)
+	o := s.lookup(ref)
+	if o != nil && s.orphaned(o) && !o.Deleting() {
+		// The collector is part of the control plane: faults never fail it.
+		saved := s.intercept
+		s.intercept = nil
+		err := s.Delete(GarbageCollector, ref, DeleteOptions{UID: o.UID})
+		s.intercept = saved
+		if err != nil {
+			panic(fmt.Sprintf("model: garbage collector could not delete %s: %v", ref, err))
+		}
+	}
+	return ref, true
+}
+
+func (s *Server) emit(t EventType, o *Object, w Write) {
+	e := Event{Type: t, Object: o, At: s.now()}
+	w.Rev = o.ResourceVersion
+	s.history = append(s.history, e)
+	if len(s.history) >= 2*s.window {
+		cut := len(s.history) - s.window
+		s.compactedRV = s.history[cut-1].RV()
+		s.history = slices.Clone(s.history[cut:])
+	}
+	for _, wt := range s.watches {
+		if wt.kind == o.Kind {
+			wt.pending = append(wt.pending, e)
+		}
+	}
+	if s.onWrite != nil {
+		s.onWrite(w)
+	}
+}
+
+// Stream is a server-side watch stream: the events of one kind after a
+// resourceVersion, in order, waiting to be delivered. It is plain data that
+// faults may edit.
+type Stream struct {
+	kind    string
+	pending []Event
+	stopped bool
+}
+
+// Pending returns the number of undelivered events.
+func (w *Stream) Pending() int { return len(w.pending) }
+
+// Watch opens a stream of kind's events after fromRV. It fails with Expired
+// when the history from fromRV has been compacted away.
+func (s *Server) Watch(kind string, fromRV uint64) (*Stream, error) {
+	if fromRV < s.compactedRV {
+		return nil, statusErr(ReasonExpired, "too old resource version: %d (%d)", fromRV, s.compactedRV)
+	}
+	w := &Stream{kind: kind}
+	for _, e := range s.history {
+		if e.Object.Kind == kind && e.RV() > fromRV {
+			w.pending = append(w.pending, e)
+		}
+	}
+	s.watches = append(s.watches, w)
+	return w, nil
+}
+
+// StopWatch closes w; its undelivered events are discarded.
+func (s *Server) StopWatch(w *Stream) {
+	if w == nil || w.stopped {
+		return
+	}
+	w.stopped = true
+	w.pending = nil
+	s.watches = slices.DeleteFunc(s.watches, func(x *Stream) bool { return x == w })
+}
+
+// CompactedRV returns the highest resourceVersion no longer in the history.
+func (s *Server) CompactedRV() uint64 { return s.compactedRV }
