@@ -1,0 +1,101 @@
+package faults_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+var topo = faults.Topology{
+	Targets: []faults.Target{{Controller: "a", Kinds: []string{"Pod", "ReplicaSet"}}, {Controller: "b", Kinds: []string{"Pod"}}},
+	Edits:   []faults.EditTarget{{Resource: "Pod"}, {Resource: "ReplicaSet", Field: "replicas", Min: 0, Max: 5}},
+}
+
+var budget = faults.Budget{MaxFaults: 4, Horizon: 50, MaxDown: 7}
+
+func TestSchedulesStayWithinTheBudget(t *testing.T) {
+	gen := faults.Schedules(faults.Mix(faults.Kinds()), topo, budget)
+	rapid.Check(t, func(t *rapid.T) {
+		s := gen.Draw(t, "s")
+		if len(s) > budget.MaxFaults {
+			t.Fatalf("%d faults > %d", len(s), budget.MaxFaults)
+		}
+		for _, f := range s {
+			if f.At < 0 || f.At > budget.Horizon {
+				t.Fatalf("fault at %d outside [0, %d]", f.At, budget.Horizon)
+			}
+			if r, ok := f.Fault.(faults.Restart); ok && (r.Down < 1 || r.Down > budget.MaxDown) {
+				t.Fatalf("restart down %d outside [1, %d]", r.Down, budget.MaxDown)
+			}
+		}
+	})
+}
+
+func TestScheduleJSONRoundTrips(t *testing.T) {
+	gen := faults.Schedules(faults.Mix(faults.Kinds()), topo, budget)
+	rapid.Check(t, func(t *rapid.T) {
+		s := gen.Draw(t, "s")
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back faults.Schedule
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if s.String() != back.String() || len(s) != len(back) {
+			t.Fatalf("round trip changed %v into %v", s, back)
+		}
+	})
+}
+
+func TestScheduleJSONRejectsBadEntries(t *testing.T) {
+	for input, msg := range map[string]string{
+		`[{"at":1,"kind":"flood"}]`:                                            `unknown kind "flood"`,
+		`[{"at":-1,"kind":"drop","controller":"a","resource":"Pod"}]`:          "negative time",
+		`[{"at":1,"kind":"drop","controller":"a"}]`:                            "needs controller and resource",
+		`[{"at":1,"kind":"edit","resource":"RS","field":"r","min":3,"max":1}]`: "Max 1 < Min 3",
+		`{"at":1}`: "cannot unmarshal",
+	} {
+		var s faults.Schedule
+		err := json.Unmarshal([]byte(input), &s)
+		require.Error(t, err, input)
+		assert.Contains(t, err.Error(), msg, input)
+	}
+}
+
+func TestParseMix(t *testing.T) {
+	m, err := faults.ParseMix("drop, restart,drop")
+	require.NoError(t, err)
+	assert.Equal(t, faults.Mix{faults.KindDrop, faults.KindRestart}, m)
+	_, err = faults.ParseMix("drop,flood")
+	assert.ErrorContains(t, err, `unknown fault kind "flood"`)
+	_, err = faults.ParseMix(" , ")
+	assert.ErrorContains(t, err, "empty fault list")
+}
+
+func TestCheckSaysWhatIsImpossible(t *testing.T) {
+	err := faults.Check(faults.Mix{faults.KindEdit}, faults.Topology{Targets: topo.Targets}, budget)
+	assert.ErrorContains(t, err, "edit needs edit targets")
+	err = faults.Check(faults.Mix{faults.KindDrop}, faults.Topology{}, faults.Budget{})
+	assert.ErrorContains(t, err, "no controllers")
+	assert.ErrorContains(t, err, "budget needs")
+}
+
+func TestScheduleSortsAndSigns(t *testing.T) {
+	s := faults.Schedule{
+		{At: 9, Fault: faults.Restart{Controller: "a", Down: 2}},
+		{At: 3, Fault: faults.Drop{Controller: "a", Resource: "Pod"}},
+	}
+	assert.Equal(t, []string{"t=3 drop the next Pod notification to a", "t=9 restart a (down 2 ticks)"}, s.Lines())
+	moved := faults.Schedule{
+		{At: 4, Fault: faults.Drop{Controller: "a", Resource: "Pod"}},
+		{At: 8, Fault: faults.Restart{Controller: "a", Down: 2}},
+	}
+	assert.Equal(t, s.Signature(), moved.Signature(), "the signature ignores exact times")
+	assert.Equal(t, 1, s.Count(faults.KindDrop))
+}
