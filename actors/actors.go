@@ -1,0 +1,76 @@
+// Package actors holds reference outside actors: the world beyond the
+// controllers, which changes the cluster while they work.
+package actors
+
+import (
+	"fmt"
+
+	"github.com/converge-sim/converge/model"
+)
+
+// Scaler is a user who sets an integer spec field (say spec.replicas) of an
+// object of Kind to a value in [Min, Max], both drawn from the run's source.
+type Scaler struct {
+	Actor string // name, default "user"
+	Kind  string
+	Field string
+	Min   int64
+	Max   int64
+}
+
+// Name returns the actor's name.
+func (s Scaler) Name() string {
+	if s.Actor == "" {
+		return "user"
+	}
+	return s.Actor
+}
+
+// Act picks an object and a value and updates the object. It reads the
+// object fresh, so the update only conflicts with a write in the same step.
+func (s Scaler) Act(o *model.Outside) error {
+	objs := o.List(s.Kind, model.ListOptions{})
+	if len(objs) == 0 {
+		return nil
+	}
+	obj := objs[o.Choose(len(objs), s.Name()+" picks a "+s.Kind)]
+	v := s.Min + int64(o.Choose(int(s.Max-s.Min+1), s.Name()+" picks "+s.Field))
+	if obj.Spec == nil {
+		obj.Spec = model.Fields{}
+	}
+	obj.Spec[s.Field] = v
+	return o.Update(obj)
+}
+
+// Killer deletes an object of Kind picked from the run's source: a chaos
+// monkey deleting pods.
+type Killer struct {
+	Actor string // name, default "chaos"
+	Kind  string
+}
+
+// Name returns the actor's name.
+func (k Killer) Name() string {
+	if k.Actor == "" {
+		return "chaos"
+	}
+	return k.Actor
+}
+
+// Act deletes one live object of Kind, if there is any.
+func (k Killer) Act(o *model.Outside) error {
+	var live []*model.Object
+	for _, obj := range o.List(k.Kind, model.ListOptions{}) {
+		if !obj.Deleting() {
+			live = append(live, obj)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	victim := live[o.Choose(len(live), k.Name()+" picks a "+k.Kind)]
+	if err := o.Delete(victim.Ref(), model.DeleteOptions{UID: victim.UID}); err != nil {
+		return fmt.Errorf("delete %s: %w", victim.Ref(), err)
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package replicaset
+
+import (
+	"errors"
+
+	"github.com/converge-sim/converge/model"
+)
+
+// LevelOptions configures the level-triggered controller.
+type LevelOptions struct {
+	// Name of the controller; default "replicaset".
+	Name string
+	// Resync is the informer resync period; zero turns resync off.
+	Resync model.Time
+	// Expectations makes the controller remember the pods it created and
+	// deleted and skip scaling until its cache has seen them, as the
+	// Kubernetes ReplicaSet controller does; without it a reconcile that
+	// runs on a cache lagging behind its own writes over-creates.
+	Expectations bool
+	// ExpectationsTTL is how long unmet expectations block scaling before
+	// the controller gives up on them; default 50 ticks.
+	ExpectationsTTL model.Time
+}
+
+// Level returns the level-triggered ReplicaSet controller: each reconcile
+// reads the ReplicaSet and its pods from the cache, creates or deletes the
+// difference, and writes status from what it read.
+func Level(opts LevelOptions) model.Controller {
+	if opts.Name == "" {
+		opts.Name = "replicaset"
+	}
+	if opts.ExpectationsTTL == 0 {
+		opts.ExpectationsTTL = 50
+	}
+	return model.Controller{
+		Name:         opts.Name,
+		For:          Kind,
+		Owns:         []string{PodKind},
+		ResyncPeriod: opts.Resync,
+		NewReconciler: func(c model.Client) model.Reconciler {
+			return &level{c: c, opts: opts, expect: map[string]*expectation{}}
+		},
+		Goal: func(s model.State) []model.Unmet {
+			return append(PodsMatchReplicas(s), StatusReflectsPods(s)...)
+		},
+	}
+}
+
+type level struct {
+	c      model.Client
+	opts   LevelOptions
+	expect map[string]*expectation
+}
+
+// expectation is what the controller waits to see in its cache after
+// scaling: pods it created that must appear, pods it deleted that must go.
+type expectation struct {
+	creates []string
+	deletes []string
+	since   model.Time
+}
+
+func (r *level) Reconcile(req model.Request) (model.Result, error) {
+	key := req.Key()
+	rs, err := r.c.Get(Kind, req.Namespace, req.Name)
+	if model.IsNotFound(err) {
+		delete(r.expect, key)
+		return model.Result{}, nil // the garbage collector removes its pods
+	}
+	if err != nil {
+		return model.Result{}, err
+	}
+	if rs.Deleting() {
+		return model.Result{}, nil
+	}
+	pods, err := r.c.List(PodKind, model.ListOptions{Namespace: rs.Namespace, Selector: Selector(rs)})
+	if err != nil {
+		return model.Result{}, err
+	}
+	active := activePods(pods, rs)
+
+	var result model.Result
+	var manageErr error
+	if r.satisfied(key) {
+		manageErr = r.manage(key, rs, active)
+	} else {
+		result.RequeueAfter = r.opts.ExpectationsTTL
+	}
+
+	// Status reflects the pods this reconcile read, as in Kubernetes: the
+	// events of its own creates and deletes trigger the next update.
+	if rs.Status.Int("replicas") != int64(len(active)) || rs.Status.Int("observedGeneration") != rs.Generation {
+		rs.Status = model.Fields{"replicas": int64(len(active)), "observedGeneration": rs.Generation}
+		if err := r.c.UpdateStatus(rs); err != nil {
+			return model.Result{}, errors.Join(manageErr, err)
+		}
+	}
+	return result, manageErr
+}
+
+// manage creates or deletes pods to close the gap between spec.replicas and
+// the active pods, stopping at the first failed call.
+func (r *level) manage(key string, rs *model.Object, active []*model.Object) error {
+	diff := int(rs.Spec.Int("replicas")) - len(active)
+	exp := &expectation{since: r.c.Now()}
+	defer func() {
+		if r.opts.Expectations && (len(exp.creates) > 0 || len(exp.deletes) > 0) {
+			r.expect[key] = exp
+		}
+	}()
+	for ; diff > 0; diff-- {
+		pod := NewPod(rs)
+		if err := r.c.Create(pod); err != nil {
+			return err
+		}
+		exp.creates = append(exp.creates, pod.Name)
+	}
+	for i := len(active) - 1; diff < 0; i, diff = i-1, diff+1 {
+		victim := active[i]
+		err := r.c.Delete(victim.Ref(), model.DeleteOptions{UID: victim.UID})
+		if err != nil && !model.IsNotFound(err) {
+			return err
+		}
+		exp.deletes = append(exp.deletes, victim.Name)
+	}
+	return nil
+}
+
+// satisfied reports whether the cache has caught up with the last scaling
+// of key, or the expectations have expired. Without expectations it is
+// always true.
+func (r *level) satisfied(key string) bool {
+	exp := r.expect[key]
+	if exp == nil {
+		return true
+	}
+	if r.c.Now()-exp.since >= r.opts.ExpectationsTTL {
+		delete(r.expect, key)
+		return true
+	}
+	ns, _ := model.SplitKey(key)
+	for _, name := range exp.creates {
+		if _, err := r.c.Get(PodKind, ns, name); err != nil {
+			return false
+		}
+	}
+	for _, name := range exp.deletes {
+		if p, err := r.c.Get(PodKind, ns, name); err == nil && !p.Deleting() {
+			return false
+		}
+	}
+	delete(r.expect, key)
+	return true
+}

@@ -1,0 +1,127 @@
+// Package replicaset holds the reference ReplicaSet controllers: a
+// level-triggered one (with or without resync, with or without
+// expectations) and its edge-triggered twin, with the goals they must reach.
+//
+// A ReplicaSet's spec has "replicas" and a selector given as "selector.<label>"
+// fields; its pods carry the selector's labels and a controller reference.
+package replicaset
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/converge-sim/converge/model"
+)
+
+// Kinds used by the controllers.
+const (
+	Kind    = "ReplicaSet"
+	PodKind = "Pod"
+)
+
+// New returns a ReplicaSet with the given replicas, selecting pods labelled
+// app=name.
+func New(namespace, name string, replicas int64) *model.Object {
+	return &model.Object{
+		Kind:      Kind,
+		Namespace: namespace,
+		Name:      name,
+		Spec:      model.Fields{"replicas": replicas, "selector.app": name},
+	}
+}
+
+// Selector returns the ReplicaSet's label selector.
+func Selector(rs *model.Object) model.Selector {
+	sel := model.Selector{}
+	for path, v := range rs.Spec {
+		if label, ok := strings.CutPrefix(path, "selector."); ok {
+			sel[label], _ = v.(string)
+		}
+	}
+	return sel
+}
+
+// NewPod returns a pod for rs: named by the server from the ReplicaSet's
+// name, labelled with its selector and controlled by it.
+func NewPod(rs *model.Object) *model.Object {
+	return &model.Object{
+		Kind:            PodKind,
+		Namespace:       rs.Namespace,
+		GenerateName:    rs.Name + "-",
+		Labels:          Selector(rs),
+		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
+		Spec:            model.Fields{"image": "app:v1"},
+	}
+}
+
+// activePods returns the pods controlled by rs that are not being deleted,
+// in name order.
+func activePods(pods []*model.Object, rs *model.Object) []*model.Object {
+	var out []*model.Object
+	for _, p := range pods {
+		if p.IsControlledBy(rs) && !p.Deleting() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// countActive counts, in the server's state, the live pods rs controls.
+func countActive(s model.State, rs *model.Object) int64 {
+	var n int64
+	for _, p := range s.List(PodKind, model.ListOptions{Namespace: rs.Namespace, Owner: rs.UID}) {
+		if p.IsControlledBy(rs) && !p.Deleting() {
+			n++
+		}
+	}
+	return n
+}
+
+// PodsMatchReplicas is the goal every ReplicaSet controller shares: each
+// ReplicaSet controls exactly spec.replicas live pods.
+func PodsMatchReplicas(s model.State) []model.Unmet {
+	var out []model.Unmet
+	for _, rs := range s.List(Kind, model.ListOptions{}) {
+		if rs.Deleting() {
+			continue
+		}
+		want, have := rs.Spec.Int("replicas"), countActive(s, rs)
+		if want != have {
+			out = append(out, model.Unmet{Object: rs.Ref(), Message: fmt.Sprintf("wants %d pods, has %d", want, have)})
+		}
+	}
+	return out
+}
+
+// StatusReflectsPods is the level-triggered controller's further goal:
+// status.replicas counts the live pods and status.observedGeneration has
+// caught up with the spec.
+func StatusReflectsPods(s model.State) []model.Unmet {
+	var out []model.Unmet
+	for _, rs := range s.List(Kind, model.ListOptions{}) {
+		if rs.Deleting() {
+			continue
+		}
+		have := countActive(s, rs)
+		if got := rs.Status.Int("replicas"); got != have {
+			out = append(out, model.Unmet{Object: rs.Ref(), Message: fmt.Sprintf("reports status.replicas=%d, has %d pods", got, have)})
+		} else if og := rs.Status.Int("observedGeneration"); og != rs.Generation {
+			out = append(out, model.Unmet{Object: rs.Ref(), Message: fmt.Sprintf("reports observedGeneration=%d, generation is %d", og, rs.Generation)})
+		}
+	}
+	return out
+}
+
+// AtMostPodsPlus returns an invariant-style check: no ReplicaSet ever
+// controls more than spec.replicas+surge live pods.
+func AtMostPodsPlus(surge int64) func(s model.State) error {
+	return func(s model.State) error {
+		for _, rs := range s.List(Kind, model.ListOptions{}) {
+			want, have := rs.Spec.Int("replicas"), countActive(s, rs)
+			if have > want+surge {
+				return fmt.Errorf("%s wants %d pods, has %d (more than replicas+%d)", rs.Ref(), want, have, surge)
+			}
+		}
+		return nil
+	}
+}
