@@ -1,0 +1,176 @@
+package properties
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"go.uber.org/zap"
+	"pgregory.net/rapid"
+)
+
+// Converges returns the convergence property of the scenario under a fault
+// mix (an empty mix injects no faults), for rapid.Check or rapid.MakeFuzz: draw a fault schedule, run it with
+// every interleaving choice drawn from rapid, heal, and require a fixed
+// point where every goal holds, with every invariant holding after every
+// step and no panic in user code. A failure reports the violated property,
+// the fault schedule, a diagnosis and (in the test log) the trace; rapid
+// shrinks it and prints the seed that replays it.
+func Converges(sc Scenario, mix faults.Mix) func(*rapid.T) {
+	return property(sc, mix, propConfig{})
+}
+
+// Check runs Converges under rapid in a Go test.
+func Check(t *testing.T, sc Scenario, mix faults.Mix) {
+	t.Helper()
+	rapid.Check(t, Converges(sc, mix))
+}
+
+type propConfig struct {
+	logger *zap.Logger
+	// observe sees every execution with the choices it drew.
+	observe func(out *Outcome, choices []int)
+}
+
+// Plan is what a property needs to draw schedules for a scenario: its
+// topology and bounds, read from one built cluster.
+type Plan struct {
+	Topology faults.Topology
+	Budget   faults.Budget
+}
+
+// PlanFor builds the scenario once and checks that the mix can be drawn for
+// it. An empty mix is the control group: no faults at all.
+func PlanFor(sc Scenario, mix faults.Mix) (Plan, error) {
+	c, err := build(sc, RunOptions{DiscardTrace: true})
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Topology: faults.TopologyOf(c, sc.Edits), Budget: sc.bounds(c).budget}
+	if len(mix) == 0 {
+		return p, nil
+	}
+	if err := faults.Check(mix, p.Topology, p.Budget); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
+	plan, err := PlanFor(sc, mix)
+	if err != nil {
+		return func(t *rapid.T) { failScenario(t, "invalid scenario or fault mix: "+err.Error()) }
+	}
+	var gen *rapid.Generator[faults.Schedule]
+	if len(mix) > 0 {
+		gen = faults.Schedules(mix, plan.Topology, plan.Budget)
+	}
+	return func(t *rapid.T) {
+		var sched faults.Schedule
+		if gen != nil {
+			sched = gen.Draw(t, "faults")
+		}
+		ch := &rapidChooser{t: t}
+		out, err := Execute(sc, sched, ch, RunOptions{Logger: cfg.logger})
+		if err != nil {
+			failScenario(t, err.Error())
+		}
+		if cfg.observe != nil {
+			cfg.observe(out, ch.log)
+		}
+		if out.Failure != nil {
+			t.Logf("trace of the failing run:\n%v", lazyTrace{out.Cluster.Trace()})
+			fail(t, out.Failure, sched)
+		}
+	}
+}
+
+// fail reports f through its verdict's own failure site. rapid accepts a
+// shrunk case only if it fails at the same site, so a goal-unmet failure
+// never shrinks into, say, an invariant failure (Known trap 5).
+func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
+	msg := f.Report(sched)
+	switch f.Verdict {
+	case GoalUnmet:
+		failGoalUnmet(t, msg)
+	case NoFixedPoint:
+		failNoFixedPoint(t, msg)
+	case InvariantBroken:
+		failInvariant(t, msg)
+	default:
+		failPanic(t, msg)
+	}
+}
+
+func failGoalUnmet(t *rapid.T, msg string)    { t.Fatal(msg) }
+func failNoFixedPoint(t *rapid.T, msg string) { t.Fatal(msg) }
+func failInvariant(t *rapid.T, msg string)    { t.Fatal(msg) }
+func failPanic(t *rapid.T, msg string)        { t.Fatal(msg) }
+func failScenario(t *rapid.T, msg string)     { t.Fatal(msg) }
+
+// lazyTrace renders a trace only if rapid actually logs it (the final,
+// minimal run), so searching costs no formatting.
+type lazyTrace struct{ t *model.Trace }
+
+func (l lazyTrace) String() string {
+	var b strings.Builder
+	_ = l.t.WriteText(&b)
+	return b.String()
+}
+
+// rapidChooser draws every choice from rapid and records it, so that the
+// choices of a failing run can be saved and replayed without rapid.
+type rapidChooser struct {
+	t    *rapid.T
+	gens []*rapid.Generator[int]
+	log  []int
+}
+
+func (ch *rapidChooser) Choose(n int, label string) int {
+	for len(ch.gens) < n {
+		ch.gens = append(ch.gens, rapid.IntRange(0, len(ch.gens)))
+	}
+	v := ch.gens[n-1].Draw(ch.t, label)
+	ch.log = append(ch.log, v)
+	return v
+}
+
+// ReplayChooser replays recorded choices. A choice out of range, or one
+// asked for after the record ends, marks the replay as diverged: the code
+// under test no longer behaves as when the choices were recorded.
+type ReplayChooser struct {
+	Choices  []int
+	next     int
+	diverged bool
+}
+
+// Choose returns the next recorded choice.
+func (r *ReplayChooser) Choose(n int, _ string) int {
+	if r.next >= len(r.Choices) {
+		r.diverged = true
+		return 0
+	}
+	v := r.Choices[r.next]
+	r.next++
+	if v < 0 || v >= n {
+		r.diverged = true
+		return 0
+	}
+	return v
+}
+
+// Diverged reports whether the replay left the recorded path.
+func (r *ReplayChooser) Diverged() bool { return r.diverged || r.next != len(r.Choices) }
+
+// Replay re-runs a recorded execution: the same schedule and choices give
+// the same trace, byte for byte. diverged says the run did not follow the
+// record (the scenario or its controllers changed since).
+func Replay(sc Scenario, sched faults.Schedule, choices []int, opts RunOptions) (out *Outcome, diverged bool, err error) {
+	ch := &ReplayChooser{Choices: choices}
+	out, err = Execute(sc, sched, ch, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, ch.Diverged(), nil
+}

@@ -1,0 +1,247 @@
+package properties
+
+import (
+	"fmt"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"go.uber.org/zap"
+)
+
+// RunOptions configures one execution.
+type RunOptions struct {
+	// Logger receives every step at debug level; nil logs nothing.
+	Logger *zap.Logger
+	// DiscardTrace runs without keeping records; diagnoses are then
+	// shorter.
+	DiscardTrace bool
+}
+
+// Outcome is the result of one execution: the failure, if any, and the
+// cluster as the run left it, with its trace.
+type Outcome struct {
+	Failure  *Failure
+	Cluster  *model.Cluster
+	Schedule faults.Schedule
+	// FaultSteps is the number of steps before quiescence began.
+	FaultSteps int
+}
+
+// Execute runs the scenario once: it builds a cluster, injects the schedule,
+// lets ch choose every step of the fault phase, then heals everything and
+// judges quiescence with a fair, deterministic scheduler. An error means the
+// scenario itself is broken (it does not build or start).
+func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	c, err := build(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c)}
+	out := &Outcome{Cluster: c, Schedule: sched}
+	out.Failure = r.run(sched)
+	out.FaultSteps = r.faultSteps
+	return out, nil
+}
+
+func build(sc Scenario, opts RunOptions) (*model.Cluster, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	c, err := sc.Build(model.Config{Logger: opts.Logger, DiscardTrace: opts.DiscardTrace})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: build: %w", sc.Name, err)
+	}
+	if c == nil {
+		return nil, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
+	}
+	if err := c.Start(); err != nil {
+		return nil, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
+	}
+	return c, nil
+}
+
+type runner struct {
+	sc         Scenario
+	c          *model.Cluster
+	ch         model.Chooser
+	b          bounds
+	sched      faults.Schedule
+	acts       []model.Action
+	faultSteps int
+	// quietFrom is the step at which quiescence began.
+	quietFrom int
+	// last is the round-robin position of the fair scheduler.
+	last int
+}
+
+func (r *runner) run(sched faults.Schedule) *Failure {
+	c := r.c
+	r.sched = sched
+	c.SetChooser(r.ch)
+	if f := r.checkStep(); f != nil {
+		return f
+	}
+	pending := sched.Inject(c)
+	quiet := false
+	c.At(r.b.budget.Horizon, "cluster", "end of fault phase", func() { quiet = true })
+
+	for !quiet && r.faultSteps < r.b.faultSteps {
+		r.acts = c.Enabled(r.acts[:0])
+		if len(r.acts) == 0 {
+			break
+		}
+		// Choice 0, when the cluster has work pending, lets it settle: the
+		// fair scheduler runs until nothing but timers and actors is left.
+		// Outside changes and faults then strike a quiet cluster, as they
+		// mostly do in real ones, and shrunk traces read as a story.
+		busy := c.Busy()
+		n := len(r.acts)
+		if busy {
+			n++
+		}
+		i := 0
+		if n > 1 {
+			i = r.ch.Choose(n, "step")
+		}
+		if busy {
+			if i == 0 {
+				if f := r.settle(r.b.faultSteps - r.faultSteps); f != nil {
+					return f
+				}
+				continue
+			}
+			i--
+		}
+		if f := r.step(r.acts[i]); f != nil {
+			return f
+		}
+	}
+
+	// Quiescence: outside actors stop, faults that have not struck are
+	// cancelled, everything healable heals.
+	for _, t := range pending {
+		t.Cancel()
+	}
+	c.StopActors()
+	c.Heal()
+	r.quietFrom = c.Steps()
+	if f := r.checkStep(); f != nil {
+		return f
+	}
+	return r.quiesce()
+}
+
+// quiesce drives the healed cluster to a fixed point: it settles all
+// pending work, then runs quiet rounds (each one resync period of timers)
+// until one round writes nothing. At that fixed point every goal must hold.
+func (r *runner) quiesce() *Failure {
+	c := r.c
+	if f := r.settle(-1); f != nil {
+		return f
+	}
+	for round := 1; ; round++ {
+		writes := c.Writes()
+		end := c.Now() + r.b.round
+		for t := c.NextTimer(); t != nil && t.At <= end; t = c.NextTimer() {
+			if f := r.step(model.Action{Kind: model.ActTimer}); f != nil {
+				return f
+			}
+			if f := r.settle(-1); f != nil {
+				return f
+			}
+		}
+		if c.Writes() == writes {
+			break
+		}
+		if round >= r.b.settleRounds {
+			return r.noFixedPoint(fmt.Sprintf("still writing after %d quiet rounds of %d ticks", round, r.b.round))
+		}
+	}
+	if unmet := c.Goals(); len(unmet) > 0 {
+		return r.goalUnmet(unmet)
+	}
+	if p := c.Panic(); p != nil {
+		return r.panicked(p)
+	}
+	return nil
+}
+
+// settle runs every pending non-timer action, fairly: round-robin over the
+// informers, controllers and the garbage collector. A non-negative limit
+// bounds the steps it may take (the fault phase's budget).
+func (r *runner) settle(limit int) *Failure {
+	c := r.c
+	for c.Busy() && limit != 0 {
+		r.acts = c.Enabled(r.acts[:0])
+		next := -1
+		for i, a := range r.acts {
+			if a.Kind == model.ActTimer || a.Kind == model.ActActor {
+				continue
+			}
+			pos := source(a)
+			if next < 0 {
+				next = i
+			}
+			if pos > r.last {
+				next = i
+				break
+			}
+		}
+		a := r.acts[next]
+		r.last = source(a)
+		if f := r.step(a); f != nil {
+			return f
+		}
+		limit--
+	}
+	return nil
+}
+
+// step does one action and checks the bounds and invariants.
+func (r *runner) step(a model.Action) *Failure {
+	r.c.Do(a)
+	if r.quietFrom == 0 {
+		r.faultSteps++
+	}
+	if r.c.Steps() >= r.b.maxSteps {
+		return r.noFixedPoint(fmt.Sprintf("no fixed point within %d steps", r.b.maxSteps))
+	}
+	return r.checkStep()
+}
+
+// checkStep checks for a panic in user code and every invariant.
+func (r *runner) checkStep() *Failure {
+	if p := r.c.Panic(); p != nil {
+		return r.panicked(p)
+	}
+	st := r.c.State()
+	for _, inv := range r.sc.Invariants {
+		var err error
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					err = fmt.Errorf("invariant panicked: %v", v)
+				}
+			}()
+			err = inv.Check(st)
+		}()
+		if err != nil {
+			return r.invariantBroken(inv, err)
+		}
+	}
+	return nil
+}
+
+// source numbers the thing an action serves, in the order Enabled lists
+// them: informers (deliver or rewatch), then controllers, then the garbage
+// collector.
+func source(a model.Action) int {
+	switch a.Kind {
+	case model.ActDeliver, model.ActRewatch:
+		return a.Index
+	case model.ActReconcile:
+		return 1<<20 | a.Index
+	default:
+		return 2 << 20
+	}
+}

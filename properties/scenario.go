@@ -1,0 +1,165 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+)
+
+// Invariant is a predicate over the API server's state that must hold after
+// every step. Check returns an error saying what is wrong.
+type Invariant struct {
+	Name  string
+	Check func(s model.State) error
+}
+
+// Expectation states what a scenario must show under a fault mix: converge
+// (Fails empty) or fail with the named verdict.
+type Expectation struct {
+	Faults faults.Mix
+	Fails  Verdict
+}
+
+// String renders "converges" or "fails: goal-unmet".
+func (e Expectation) String() string {
+	if e.Fails == "" {
+		return "converges"
+	}
+	return "fails: " + string(e.Fails)
+}
+
+// Scenario is what a property runs: a cluster to build afresh for every
+// run, the outside edits faults may make, invariants, bounds, and what the
+// scenario must show.
+type Scenario struct {
+	Name string
+	// Doc says in a sentence what the scenario is and what it must show.
+	Doc string
+	// Build returns a fresh, unstarted cluster with its controllers,
+	// actors and initial objects, configured with cfg.
+	Build func(cfg model.Config) (*model.Cluster, error)
+	// Edits lists what the edit fault may do in this scenario.
+	Edits []faults.EditTarget
+	// Invariants are checked after every step.
+	Invariants []Invariant
+	// Budget bounds fault schedules. Zero fields take defaults: 3 faults,
+	// a horizon of twice the longest resync period (60 ticks without
+	// resync), restarts down for up to 10 ticks.
+	Budget faults.Budget
+	// FaultSteps caps the steps of the fault phase; default 400.
+	FaultSteps int
+	// MaxSteps caps the steps of a whole run; reaching it while the
+	// cluster is still busy is a no-fixed-point failure. Default 20000.
+	MaxSteps int
+	// SettleRounds is how many quiet rounds (each one resync period long)
+	// quiescence may take to reach a round that writes nothing; default 5.
+	SettleRounds int
+	// Expect lists the fault mixes the scenario is run under by default and
+	// what it must show under each.
+	Expect []Expectation
+
+	_ struct{}
+}
+
+// Validate reports what is wrong with the scenario's declaration.
+func (sc *Scenario) Validate() error {
+	var errs []error
+	if sc.Name == "" {
+		errs = append(errs, errors.New("scenario has no name"))
+	}
+	if sc.Build == nil {
+		errs = append(errs, fmt.Errorf("scenario %q has no Build function", sc.Name))
+	}
+	for i, inv := range sc.Invariants {
+		if inv.Name == "" || inv.Check == nil {
+			errs = append(errs, fmt.Errorf("scenario %q: invariant %d needs a Name and a Check", sc.Name, i))
+		}
+	}
+	if sc.Budget.MaxFaults < 0 || sc.Budget.Horizon < 0 || sc.Budget.MaxDown < 0 {
+		errs = append(errs, fmt.Errorf("scenario %q: negative budget %+v", sc.Name, sc.Budget))
+	}
+	if sc.FaultSteps < 0 || sc.MaxSteps < 0 || sc.SettleRounds < 0 {
+		errs = append(errs, fmt.Errorf("scenario %q: negative step bounds", sc.Name))
+	}
+	for _, e := range sc.Expect {
+		if len(e.Faults) == 0 {
+			errs = append(errs, fmt.Errorf("scenario %q: an expectation without faults", sc.Name))
+		}
+		if e.Fails != "" && !knownVerdict(e.Fails) {
+			errs = append(errs, fmt.Errorf("scenario %q: unknown verdict %q", sc.Name, e.Fails))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ExpectationFor returns the expectation declared for exactly this mix.
+func (sc *Scenario) ExpectationFor(mix faults.Mix) (Expectation, bool) {
+	for _, e := range sc.Expect {
+		if sameMix(e.Faults, mix) {
+			return e, true
+		}
+	}
+	return Expectation{}, false
+}
+
+func sameMix(a, b faults.Mix) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, k := range a {
+		if !b.Has(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// bounds are a scenario's limits with defaults filled in from a built
+// cluster.
+type bounds struct {
+	budget       faults.Budget
+	faultSteps   int
+	maxSteps     int
+	settleRounds int
+	round        model.Time
+}
+
+func (sc *Scenario) bounds(c *model.Cluster) bounds {
+	var resync model.Time
+	for _, name := range c.Controllers() {
+		spec, _ := c.Spec(name)
+		resync = max(resync, spec.ResyncPeriod)
+	}
+	b := bounds{budget: sc.Budget, faultSteps: sc.FaultSteps, maxSteps: sc.MaxSteps, settleRounds: sc.SettleRounds}
+	if b.budget.MaxFaults == 0 {
+		b.budget.MaxFaults = 3
+	}
+	if b.budget.Horizon == 0 {
+		b.budget.Horizon = 60
+		if resync > 0 {
+			b.budget.Horizon = 2 * resync
+		}
+	}
+	if b.budget.MaxDown == 0 {
+		b.budget.MaxDown = 10
+	}
+	if b.faultSteps == 0 {
+		b.faultSteps = 400
+	}
+	if b.maxSteps == 0 {
+		b.maxSteps = 20000
+	}
+	if b.settleRounds == 0 {
+		b.settleRounds = 5
+	}
+	// A quiet round lasts one resync period, so that every informer
+	// replays its cache once; without resync, long enough for the longest
+	// backoff to fire.
+	b.round = resync
+	if b.round == 0 {
+		b.round = model.DefaultBackoff.Max
+	}
+	return b
+}

@@ -1,0 +1,121 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+)
+
+// Verdict names how a run failed.
+type Verdict string
+
+// The verdicts. Each has its own failure site in the property, so that rapid
+// shrinks a failure only to smaller failures of the same verdict (Known
+// trap 5).
+const (
+	// GoalUnmet: the cluster reached a fixed point where a goal does not
+	// hold — it is stable, and wrong.
+	GoalUnmet Verdict = "goal-unmet"
+	// NoFixedPoint: after quiescence the cluster kept writing, or was still
+	// busy at the step bound (a hot loop, a livelock).
+	NoFixedPoint Verdict = "no-fixed-point"
+	// InvariantBroken: an invariant failed after some step.
+	InvariantBroken Verdict = "invariant"
+	// ControllerPanic: user code (a controller, handler, actor or mapping)
+	// panicked.
+	ControllerPanic Verdict = "panic"
+)
+
+func knownVerdict(v Verdict) bool {
+	switch v {
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic:
+		return true
+	}
+	return false
+}
+
+// Failure is a violated property: which, how, where, and a diagnosis in
+// words.
+type Failure struct {
+	// Property is the violated property: "converges", "invariant <name>"
+	// or "no panic".
+	Property string
+	Verdict  Verdict
+	// Summary says what went wrong in one line.
+	Summary string
+	// Details lists the specifics (each unmet goal, the panic's frames).
+	Details []string
+	// Diagnosis says, in words, how the run got there.
+	Diagnosis []string
+	Step      int
+	At        model.Time
+}
+
+// Report renders the failure with the schedule that produced it. The text
+// is a pure function of the run, the same on every replay.
+func (f *Failure) Report(sched faults.Schedule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s violated (%s) at step %d, t=%d: %s\n", f.Property, f.Verdict, f.Step, f.At, f.Summary)
+	for _, d := range f.Details {
+		b.WriteString("  " + d + "\n")
+	}
+	if len(f.Diagnosis) > 0 {
+		b.WriteString("diagnosis:\n")
+		for _, d := range f.Diagnosis {
+			b.WriteString("  " + d + "\n")
+		}
+	}
+	switch len(sched) {
+	case 0:
+		b.WriteString("fault schedule: none\n")
+	case 1:
+		b.WriteString("fault schedule (1 fault):\n")
+	default:
+		fmt.Fprintf(&b, "fault schedule (%d faults):\n", len(sched))
+	}
+	for _, l := range sched.Lines() {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+func (r *runner) failure(property string, v Verdict, summary string) *Failure {
+	return &Failure{Property: property, Verdict: v, Summary: summary, Step: r.c.Steps(), At: r.c.Now()}
+}
+
+func (r *runner) goalUnmet(unmet []model.GoalUnmet) *Failure {
+	f := r.failure("converges", GoalUnmet, "the cluster is at a fixed point but a goal is unmet")
+	for _, u := range unmet {
+		f.Details = append(f.Details, fmt.Sprintf("%s %s (goal of %s)", u.Object, u.Message, u.Controller))
+	}
+	f.Diagnosis = diagnoseUnmet(r.c, r.sched, unmet)
+	return f
+}
+
+func (r *runner) noFixedPoint(summary string) *Failure {
+	f := r.failure("converges", NoFixedPoint, summary)
+	f.Diagnosis = diagnoseBusy(r.c, r.quietFrom)
+	return f
+}
+
+func (r *runner) invariantBroken(inv Invariant, err error) *Failure {
+	f := r.failure("invariant "+inv.Name, InvariantBroken, err.Error())
+	f.Diagnosis = diagnoseStep(r.c)
+	return f
+}
+
+func (r *runner) panicked(p *model.Panic) *Failure {
+	f := r.failure("no panic", ControllerPanic, p.String())
+	const frames = 8
+	for i, s := range p.Stack {
+		if i == frames {
+			f.Details = append(f.Details, fmt.Sprintf("… %d more frames", len(p.Stack)-frames))
+			break
+		}
+		f.Details = append(f.Details, s)
+	}
+	f.Diagnosis = diagnoseStep(r.c)
+	return f
+}
