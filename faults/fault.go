@@ -22,28 +22,40 @@ type Kind string
 
 // The fault kinds.
 const (
-	// KindDrop loses one notification: the informer's cache applies the
-	// event, the controller is never told of it.
-	KindDrop Kind = "drop"
-	// KindRestart crashes a controller: its memory, cache and queue are
-	// lost; it is down for some ticks, then relists everything.
-	KindRestart Kind = "restart"
-	// KindEdit is a one-shot outside write or delete by a non-controller.
-	KindEdit Kind = "edit"
+	KindDrop      Kind = "drop"
+	KindDuplicate Kind = "duplicate"
+	KindDelay     Kind = "delay"
+	KindExpire    Kind = "expire"
+	KindRestart   Kind = "restart"
+	KindStale     Kind = "stale"
+	KindEdit      Kind = "edit"
+	KindRival     Kind = "rival"
+	KindAPIError  Kind = "apierror"
+	KindPartition Kind = "partition"
 )
 
+var descriptions = map[Kind]string{
+	KindDrop:      "an event's notification never reaches one informer's handlers; the cache still applies it",
+	KindDuplicate: "an event is delivered to one informer twice in a row",
+	KindDelay:     "an event is held back for D ticks; later events of other objects overtake it, its own object's wait",
+	KindExpire:    "a watch ends with Expired (410 Gone); the informer relists: intermediate states collapse, deletes arrive as tombstones",
+	KindRestart:   "a controller crashes, possibly between two writes of one reconcile: memory, cache and queue lost; down D ticks, then relists",
+	KindStale:     "an informer lags: for D ticks its cache stays K resourceVersions behind the server",
+	KindEdit:      "a one-shot outside write or delete by a non-controller",
+	KindRival:     "a second writer owns a field with another goal and restores it whenever it changes; a persistent rival never stops",
+	KindAPIError:  "a controller's next writes fail: conflict, timeout, throttling (429 with retry-after), internal error, or a timeout after the write was applied",
+	KindPartition: "a controller cannot reach the API server for D ticks: writes fail, watches break; it rewatches or relists after",
+}
+
 // Kinds returns every fault kind, in the order `fuzzrun -list` shows them.
-func Kinds() []Kind { return []Kind{KindDrop, KindRestart, KindEdit} }
+func Kinds() []Kind {
+	return []Kind{KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindEdit, KindRival, KindAPIError, KindPartition}
+}
 
 // Describe says what a fault kind does, in a sentence.
 func Describe(k Kind) string {
-	switch k {
-	case KindDrop:
-		return "an event's notification never reaches one informer's handlers; the cache still applies it"
-	case KindRestart:
-		return "a controller crashes: memory, cache and queue lost; down D ticks, then relists and resyncs"
-	case KindEdit:
-		return "a one-shot outside write or delete by a non-controller"
+	if d, ok := descriptions[k]; ok {
+		return d
 	}
 	return "unknown fault kind"
 }
@@ -98,107 +110,4 @@ type Aimed interface {
 	Fault
 	// Target names the controller.
 	Target() string
-}
-
-// Drop loses the notification of the next watch event delivered to
-// Controller's informer for Resource: the cache applies the event, the
-// controller is never told.
-type Drop struct {
-	Controller string
-	Resource   string
-}
-
-// Kind returns KindDrop.
-func (Drop) Kind() Kind { return KindDrop }
-
-// Apply arms the drop on the informer.
-func (f Drop) Apply(c *model.Cluster) error { return c.ArmDrop(f.Controller, f.Resource) }
-
-// Target returns the controller whose notification is lost.
-func (f Drop) Target() string { return f.Controller }
-
-func (f Drop) String() string {
-	return fmt.Sprintf("drop the next %s notification to %s", f.Resource, f.Controller)
-}
-
-// Restart crashes Controller and keeps it down for Down ticks.
-type Restart struct {
-	Controller string
-	Down       model.Time
-}
-
-// Kind returns KindRestart.
-func (Restart) Kind() Kind { return KindRestart }
-
-// Apply crashes the controller.
-func (f Restart) Apply(c *model.Cluster) error { return c.Crash(f.Controller, f.Down) }
-
-// Target returns the controller that crashes.
-func (f Restart) Target() string { return f.Controller }
-
-func (f Restart) String() string {
-	return fmt.Sprintf("restart %s (down %d ticks)", f.Controller, f.Down)
-}
-
-// EditTarget says what an edit fault may do: delete an object of Resource
-// (Field empty), or set its integer spec field Field to a value in
-// [Min, Max].
-type EditTarget struct {
-	Resource string
-	Field    string
-	Min, Max int64
-}
-
-func (e EditTarget) validate() error {
-	if e.Resource == "" {
-		return fmt.Errorf("edit target without a resource kind")
-	}
-	if e.Field != "" && e.Max < e.Min {
-		return fmt.Errorf("edit target %s.%s: Max %d < Min %d", e.Resource, e.Field, e.Max, e.Min)
-	}
-	return nil
-}
-
-// Editor is the writer name edits are made under.
-const Editor = "outside-edit"
-
-// Edit is a one-shot outside change to the Pick-th object (in key order,
-// modulo the count) of Target.Resource: a delete, or spec.Field = Value.
-type Edit struct {
-	Target EditTarget
-	Pick   int
-	Value  int64
-}
-
-// Kind returns KindEdit.
-func (Edit) Kind() Kind { return KindEdit }
-
-// Apply makes the edit through the API server, as writer Editor.
-func (f Edit) Apply(c *model.Cluster) error {
-	out := c.Outside(Editor)
-	var live []*model.Object
-	for _, o := range out.List(f.Target.Resource, model.ListOptions{}) {
-		if !o.Deleting() {
-			live = append(live, o)
-		}
-	}
-	if len(live) == 0 {
-		return nil
-	}
-	obj := live[f.Pick%len(live)]
-	if f.Target.Field == "" {
-		return out.Delete(obj.Ref(), model.DeleteOptions{UID: obj.UID})
-	}
-	if obj.Spec == nil {
-		obj.Spec = model.Fields{}
-	}
-	obj.Spec[f.Target.Field] = f.Value
-	return out.Update(obj)
-}
-
-func (f Edit) String() string {
-	if f.Target.Field == "" {
-		return fmt.Sprintf("edit: delete %s #%d", f.Target.Resource, f.Pick)
-	}
-	return fmt.Sprintf("edit: set spec.%s=%d on %s #%d", f.Target.Field, f.Value, f.Target.Resource, f.Pick)
 }

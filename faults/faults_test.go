@@ -12,7 +12,8 @@ import (
 
 var topo = faults.Topology{
 	Targets: []faults.Target{{Controller: "a", Kinds: []string{"Pod", "ReplicaSet"}}, {Controller: "b", Kinds: []string{"Pod"}}},
-	Edits:   []faults.EditTarget{{Resource: "Pod"}, {Resource: "ReplicaSet", Field: "replicas", Min: 0, Max: 5}},
+	Edits:   []faults.EditTarget{{Resource: "Pod"}, {Resource: "ReplicaSet", Path: "spec.replicas", Min: 0, Max: 5}},
+	Rivals:  []faults.EditTarget{{Resource: "ReplicaSet", Path: "status.replicas", Min: 0, Max: 9}},
 }
 
 var budget = faults.Budget{MaxFaults: 4, Horizon: 50, MaxDown: 7}
@@ -55,10 +56,14 @@ func TestScheduleJSONRoundTrips(t *testing.T) {
 
 func TestScheduleJSONRejectsBadEntries(t *testing.T) {
 	for input, msg := range map[string]string{
-		`[{"at":1,"kind":"flood"}]`:                                            `unknown kind "flood"`,
-		`[{"at":-1,"kind":"drop","controller":"a","resource":"Pod"}]`:          "negative time",
-		`[{"at":1,"kind":"drop","controller":"a"}]`:                            "needs controller and resource",
-		`[{"at":1,"kind":"edit","resource":"RS","field":"r","min":3,"max":1}]`: "Max 1 < Min 3",
+		`[{"at":1,"kind":"flood"}]`:                                                `unknown kind "flood"`,
+		`[{"at":-1,"kind":"drop","controller":"a","resource":"Pod"}]`:              "negative time",
+		`[{"at":1,"kind":"drop","controller":"a"}]`:                                "needs controller and resource",
+		`[{"at":1,"kind":"edit","resource":"RS","path":"spec.r","min":3,"max":1}]`: "Max 1 < Min 3",
+		`[{"at":1,"kind":"edit","resource":"RS","path":"r"}]`:                      "does not start with spec.",
+		`[{"at":1,"kind":"apierror","controller":"a","error":"boom","count":1}]`:   `unknown API error kind "boom"`,
+		`[{"at":1,"kind":"delay","controller":"a","resource":"Pod"}]`:              "needs a positive for",
+		`[{"at":1,"kind":"rival","resource":"RS","pick":0}]`:                       "needs a field path",
 		`{"at":1}`: "cannot unmarshal",
 	} {
 		var s faults.Schedule

@@ -14,16 +14,17 @@ type Target struct {
 	Kinds      []string
 }
 
-// Topology is what faults can aim at in one scenario: its controllers and
-// the outside edits that make sense.
+// Topology is what faults can aim at in one scenario: its controllers, the
+// outside edits that make sense, and the fields a rival may fight over.
 type Topology struct {
 	Targets []Target
 	Edits   []EditTarget
+	Rivals  []EditTarget
 }
 
 // TopologyOf reads the controllers and informer kinds of c.
-func TopologyOf(c *model.Cluster, edits []EditTarget) Topology {
-	topo := Topology{Edits: edits}
+func TopologyOf(c *model.Cluster, edits, rivals []EditTarget) Topology {
+	topo := Topology{Edits: edits, Rivals: rivals}
 	for _, name := range c.Controllers() {
 		t := Target{Controller: name}
 		for _, inf := range c.Informers() {
@@ -37,7 +38,8 @@ func TopologyOf(c *model.Cluster, edits []EditTarget) Topology {
 }
 
 // Budget bounds a schedule: at most MaxFaults faults, at times in
-// [0, Horizon], restarts down for 1..MaxDown ticks.
+// [0, Horizon], each lasting (down, delayed, stale, partitioned) 1..MaxDown
+// ticks.
 type Budget struct {
 	MaxFaults int
 	Horizon   model.Time
@@ -58,13 +60,24 @@ func Check(mix Mix, topo Topology, b Budget) error {
 	}
 	for _, k := range mix {
 		switch k {
-		case KindDrop, KindRestart:
+		case KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindAPIError, KindPartition:
 		case KindEdit:
 			if len(topo.Edits) == 0 {
 				errs = append(errs, errors.New("fault kind edit needs edit targets in the scenario"))
 			}
 			for _, e := range topo.Edits {
 				if err := e.validate(); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		case KindRival:
+			if len(topo.Rivals) == 0 {
+				errs = append(errs, errors.New("fault kind rival needs rival targets in the scenario"))
+			}
+			for _, e := range topo.Rivals {
+				if e.Path == "" {
+					errs = append(errs, fmt.Errorf("rival target %s needs a field path", e.Resource))
+				} else if err := e.validate(); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -94,24 +107,67 @@ func Schedules(mix Mix, topo Topology, b Budget) *rapid.Generator[Schedule] {
 	})
 }
 
+// Limits of drawn parameters.
+const (
+	maxBehind      = 5 // stale: resourceVersions behind
+	maxAfterWrites = 2 // restart: writes before a mid-reconcile crash
+	maxFailures    = 3 // apierror: failing writes
+	maxPick        = 7 // edit, rival: object index
+)
+
 func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
+	controller := func() Target {
+		return topo.Targets[rapid.IntRange(0, len(topo.Targets)-1).Draw(t, "controller")]
+	}
+	resource := func(target Target) string {
+		return target.Kinds[rapid.IntRange(0, len(target.Kinds)-1).Draw(t, "resource")]
+	}
+	duration := func(label string) model.Time {
+		return model.Time(rapid.Int64Range(1, int64(b.MaxDown)).Draw(t, label))
+	}
 	switch kind {
 	case KindDrop:
-		target := topo.Targets[rapid.IntRange(0, len(topo.Targets)-1).Draw(t, "controller")]
-		resource := target.Kinds[rapid.IntRange(0, len(target.Kinds)-1).Draw(t, "resource")]
-		return Drop{Controller: target.Controller, Resource: resource}
+		target := controller()
+		return Drop{Controller: target.Controller, Resource: resource(target)}
+	case KindDuplicate:
+		target := controller()
+		return Duplicate{Controller: target.Controller, Resource: resource(target)}
+	case KindDelay:
+		target := controller()
+		return Delay{Controller: target.Controller, Resource: resource(target), For: duration("for")}
+	case KindExpire:
+		target := controller()
+		return Expire{Controller: target.Controller, Resource: resource(target)}
+	case KindStale:
+		target := controller()
+		behind := uint64(rapid.IntRange(1, maxBehind).Draw(t, "behind"))
+		return Stale{Controller: target.Controller, Resource: resource(target), Behind: behind, For: duration("for")}
 	case KindRestart:
-		target := topo.Targets[rapid.IntRange(0, len(topo.Targets)-1).Draw(t, "controller")]
-		down := model.Time(rapid.Int64Range(1, int64(b.MaxDown)).Draw(t, "down"))
-		return Restart{Controller: target.Controller, Down: down}
+		target := controller()
+		down := duration("down")
+		after := rapid.IntRange(0, maxAfterWrites).Draw(t, "after-writes")
+		return Restart{Controller: target.Controller, Down: down, AfterWrites: after}
+	case KindPartition:
+		return Partition{Controller: controller().Controller, For: duration("for")}
+	case KindAPIError:
+		target := controller()
+		kinds := ErrorKinds()
+		e := kinds[rapid.IntRange(0, len(kinds)-1).Draw(t, "error")]
+		return APIError{Controller: target.Controller, Error: e, Count: rapid.IntRange(1, maxFailures).Draw(t, "count")}
 	case KindEdit:
 		target := topo.Edits[rapid.IntRange(0, len(topo.Edits)-1).Draw(t, "edit")]
-		pick := rapid.IntRange(0, 7).Draw(t, "pick")
+		p := rapid.IntRange(0, maxPick).Draw(t, "pick")
 		var value int64
-		if target.Field != "" {
+		if target.Path != "" {
 			value = rapid.Int64Range(target.Min, target.Max).Draw(t, "value")
 		}
-		return Edit{Target: target, Pick: pick, Value: value}
+		return Edit{Target: target, Pick: p, Value: value}
+	case KindRival:
+		target := topo.Rivals[rapid.IntRange(0, len(topo.Rivals)-1).Draw(t, "rival")]
+		p := rapid.IntRange(0, maxPick).Draw(t, "pick")
+		value := rapid.Int64Range(target.Min, target.Max).Draw(t, "value")
+		persistent := rapid.Bool().Draw(t, "persistent")
+		return Rival{Target: target, Pick: p, Value: value, Persistent: persistent}
 	}
 	panic(fmt.Sprintf("faults: no generator for kind %q", kind))
 }

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,14 +69,14 @@ func (s Schedule) Signature() string {
 	return strings.Join(parts, " | ")
 }
 
-// Inject sets a timer on c for each fault. It returns the timers so that
-// the caller can cancel the faults that have not struck when quiescence
-// begins.
+// Inject sets a timer on c for each fault, one that strikes at its time
+// even while events are in flight. It returns the timers so that the caller
+// can cancel the faults that have not struck when quiescence begins.
 func (s Schedule) Inject(c *model.Cluster) []*model.Timer {
 	var timers []*model.Timer
 	for i, t := range s.Sorted() {
 		f := t.Fault
-		timers = append(timers, c.At(t.At, "fault", fmt.Sprintf("#%d %s", i+1, f), func() {
+		timers = append(timers, c.Interrupt(t.At, "fault", fmt.Sprintf("#%d %s", i+1, f), func() {
 			if err := f.Apply(c); err != nil {
 				c.Note("fault had no target: %v", err)
 			}
@@ -84,18 +85,25 @@ func (s Schedule) Inject(c *model.Cluster) []*model.Timer {
 	return timers
 }
 
-// wireFault is the JSON form of a timed fault.
+// wireFault is the JSON form of a timed fault: one flat object, the fields
+// of its kind set.
 type wireFault struct {
-	At         model.Time `json:"at"`
-	Kind       Kind       `json:"kind"`
-	Controller string     `json:"controller,omitempty"`
-	Resource   string     `json:"resource,omitempty"`
-	Down       model.Time `json:"down,omitempty"`
-	Field      string     `json:"field,omitempty"`
-	Min        int64      `json:"min,omitempty"`
-	Max        int64      `json:"max,omitempty"`
-	Pick       int        `json:"pick,omitempty"`
-	Value      int64      `json:"value,omitempty"`
+	At          model.Time `json:"at"`
+	Kind        Kind       `json:"kind"`
+	Controller  string     `json:"controller,omitempty"`
+	Resource    string     `json:"resource,omitempty"`
+	Down        model.Time `json:"down,omitempty"`
+	For         model.Time `json:"for,omitempty"`
+	AfterWrites int        `json:"after_writes,omitempty"`
+	Behind      uint64     `json:"behind,omitempty"`
+	Error       ErrorKind  `json:"error,omitempty"`
+	Count       int        `json:"count,omitempty"`
+	Path        string     `json:"path,omitempty"`
+	Min         int64      `json:"min,omitempty"`
+	Max         int64      `json:"max,omitempty"`
+	Pick        int        `json:"pick,omitempty"`
+	Value       int64      `json:"value,omitempty"`
+	Persistent  bool       `json:"persistent,omitempty"`
 }
 
 // MarshalJSON writes the schedule as a list of flat fault objects.
@@ -106,10 +114,24 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 		switch f := t.Fault.(type) {
 		case Drop:
 			w.Controller, w.Resource = f.Controller, f.Resource
+		case Duplicate:
+			w.Controller, w.Resource = f.Controller, f.Resource
+		case Delay:
+			w.Controller, w.Resource, w.For = f.Controller, f.Resource, f.For
+		case Expire:
+			w.Controller, w.Resource = f.Controller, f.Resource
+		case Stale:
+			w.Controller, w.Resource, w.Behind, w.For = f.Controller, f.Resource, f.Behind, f.For
 		case Restart:
-			w.Controller, w.Down = f.Controller, f.Down
+			w.Controller, w.Down, w.AfterWrites = f.Controller, f.Down, f.AfterWrites
+		case Partition:
+			w.Controller, w.For = f.Controller, f.For
+		case APIError:
+			w.Controller, w.Error, w.Count = f.Controller, f.Error, f.Count
 		case Edit:
-			w.Resource, w.Field, w.Min, w.Max, w.Pick, w.Value = f.Target.Resource, f.Target.Field, f.Target.Min, f.Target.Max, f.Pick, f.Value
+			w.Resource, w.Path, w.Min, w.Max, w.Pick, w.Value = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Pick, f.Value
+		case Rival:
+			w.Resource, w.Path, w.Min, w.Max, w.Pick, w.Value, w.Persistent = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Pick, f.Value, f.Persistent
 		default:
 			return nil, fmt.Errorf("faults: cannot encode fault %T", t.Fault)
 		}
@@ -119,7 +141,7 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a schedule written by MarshalJSON, rejecting unknown
-// kinds and missing fields with an error that names the entry.
+// kinds and missing or out-of-range fields with an error naming the entry.
 func (s *Schedule) UnmarshalJSON(data []byte) error {
 	var in []wireFault
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -130,32 +152,76 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 		if w.At < 0 {
 			return fmt.Errorf("fault %d: negative time %d", i, w.At)
 		}
-		var f Fault
-		switch w.Kind {
-		case KindDrop:
-			if w.Controller == "" || w.Resource == "" {
-				return fmt.Errorf("fault %d (drop): needs controller and resource", i)
-			}
-			f = Drop{Controller: w.Controller, Resource: w.Resource}
-		case KindRestart:
-			if w.Controller == "" || w.Down < 0 {
-				return fmt.Errorf("fault %d (restart): needs a controller and a non-negative down time", i)
-			}
-			f = Restart{Controller: w.Controller, Down: w.Down}
-		case KindEdit:
-			target := EditTarget{Resource: w.Resource, Field: w.Field, Min: w.Min, Max: w.Max}
-			if err := target.validate(); err != nil {
-				return fmt.Errorf("fault %d (edit): %v", i, err)
-			}
-			if w.Pick < 0 {
-				return fmt.Errorf("fault %d (edit): negative pick %d", i, w.Pick)
-			}
-			f = Edit{Target: target, Pick: w.Pick, Value: w.Value}
-		default:
-			return fmt.Errorf("fault %d: unknown kind %q", i, w.Kind)
+		f, err := w.fault()
+		if err != nil {
+			return fmt.Errorf("fault %d (%s): %v", i, w.Kind, err)
 		}
 		out = append(out, Timed{At: w.At, Fault: f})
 	}
 	*s = out
 	return nil
+}
+
+func (w wireFault) fault() (Fault, error) {
+	informer := func() error {
+		if w.Controller == "" || w.Resource == "" {
+			return errors.New("needs controller and resource")
+		}
+		return nil
+	}
+	positive := func(name string, v model.Time) error {
+		if v < 1 {
+			return fmt.Errorf("needs a positive %s, got %d", name, v)
+		}
+		return nil
+	}
+	switch w.Kind {
+	case KindDrop:
+		return Drop{Controller: w.Controller, Resource: w.Resource}, informer()
+	case KindDuplicate:
+		return Duplicate{Controller: w.Controller, Resource: w.Resource}, informer()
+	case KindDelay:
+		return Delay{Controller: w.Controller, Resource: w.Resource, For: w.For}, errors.Join(informer(), positive("for", w.For))
+	case KindExpire:
+		return Expire{Controller: w.Controller, Resource: w.Resource}, informer()
+	case KindStale:
+		if w.Behind < 1 {
+			return nil, errors.New("needs behind >= 1")
+		}
+		return Stale{Controller: w.Controller, Resource: w.Resource, Behind: w.Behind, For: w.For}, errors.Join(informer(), positive("for", w.For))
+	case KindRestart:
+		if w.Controller == "" || w.Down < 0 || w.AfterWrites < 0 {
+			return nil, errors.New("needs a controller, non-negative down and after_writes")
+		}
+		return Restart{Controller: w.Controller, Down: w.Down, AfterWrites: w.AfterWrites}, nil
+	case KindPartition:
+		if w.Controller == "" {
+			return nil, errors.New("needs a controller")
+		}
+		return Partition{Controller: w.Controller, For: w.For}, positive("for", w.For)
+	case KindAPIError:
+		if w.Controller == "" || w.Count < 1 {
+			return nil, errors.New("needs a controller and count >= 1")
+		}
+		if _, _, err := w.Error.status(); err != nil {
+			return nil, err
+		}
+		return APIError{Controller: w.Controller, Error: w.Error, Count: w.Count}, nil
+	case KindEdit, KindRival:
+		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max}
+		if err := target.validate(); err != nil {
+			return nil, err
+		}
+		if w.Pick < 0 {
+			return nil, fmt.Errorf("negative pick %d", w.Pick)
+		}
+		if w.Kind == KindEdit {
+			return Edit{Target: target, Pick: w.Pick, Value: w.Value}, nil
+		}
+		if w.Path == "" {
+			return nil, errors.New("needs a field path")
+		}
+		return Rival{Target: target, Pick: w.Pick, Value: w.Value, Persistent: w.Persistent}, nil
+	}
+	return nil, fmt.Errorf("unknown kind %q", w.Kind)
 }

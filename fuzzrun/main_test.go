@@ -47,10 +47,14 @@ func TestListShowsScenariosAndFaultKinds(t *testing.T) {
 }
 
 func TestCampaignRowsShowWhatEachScenarioMust(t *testing.T) {
-	code, out, stderr := run("-json", "-duration", "3s")
+	code, out, stderr := run("-json", "-duration", "6s")
 	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Len(t, lines, 7)
+	rows := 0
+	for _, sc := range scenarios.All() {
+		rows += len(sc.Expect)
+	}
+	require.Len(t, lines, rows)
 	for _, line := range lines {
 		var row map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &row))

@@ -18,6 +18,12 @@ type Client interface {
 	// UpdateStatus writes status; see Server.UpdateStatus.
 	UpdateStatus(obj *Object) error
 	Delete(ref Ref, opts DeleteOptions) error
+	// LastSyncResourceVersion returns the watermark of the informer cache
+	// for kind: every write up to that resourceVersion is reflected in it.
+	// (client-go's informer reports the last version its reflector
+	// received, which can run ahead of the cache; this is the conservative
+	// reading a controller's expectations need.)
+	LastSyncResourceVersion(kind string) (uint64, error)
 	// Now returns the virtual time.
 	Now() Time
 }
@@ -92,6 +98,14 @@ func (cl *client) UpdateStatus(obj *Object) error {
 
 func (cl *client) Delete(ref Ref, opts DeleteOptions) error {
 	return cl.call(VerbDelete, ref, func(caller string) error { return cl.ctl.c.server.Delete(caller, ref, opts) })
+}
+
+func (cl *client) LastSyncResourceVersion(kind string) (uint64, error) {
+	inf, err := cl.informer(kind)
+	if err != nil {
+		return 0, err
+	}
+	return inf.SyncedRV(), nil
 }
 
 func (cl *client) Now() Time { return cl.ctl.c.clock.Now() }

@@ -7,9 +7,12 @@ import "container/heap"
 type Timer struct {
 	At   Time
 	Name string // shown in the trace: "resync replicaset/Pod"
-	seq  uint64
-	fire func()
-	dead bool
+	// Preempts lets the timer fire while watch events are in flight; other
+	// timers wait until informers have caught up (see Cluster.Enabled).
+	Preempts bool
+	seq      uint64
+	fire     func()
+	dead     bool
 }
 
 // Cancel stops the timer from firing. Cancelling a fired timer does nothing.

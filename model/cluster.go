@@ -40,6 +40,8 @@ const (
 	ActCollect
 	// ActActor lets an outside actor make one change.
 	ActActor
+	// ActRival lets a rival writer restore its value.
+	ActRival
 	// ActTimer advances the clock to the next timer and fires it.
 	ActTimer
 )
@@ -102,6 +104,8 @@ type Cluster struct {
 	pendingCrash  []*controller
 	dropped       []Dropped
 	writes        int
+	rivals        []*rivalState
+	listeners     []func(Write)
 }
 
 // NewCluster returns an empty cluster.
@@ -116,6 +120,7 @@ func NewCluster(cfg Config) *Cluster {
 	c.debug = c.log.Core().Enabled(zap.DebugLevel)
 	c.server = NewServer(c.clock.Now, cfg.HistoryWindow)
 	c.server.OnWrite(c.recordWrite)
+	c.server.SetIntercept(c.intercept)
 	return c
 }
 
@@ -264,16 +269,25 @@ func (c *Cluster) controller(name string) *controller {
 
 // Enabled appends the actions that may happen next to buf, in a fixed
 // order: deliveries and rewatches per informer, reconciles per controller,
-// garbage collection, actors, then the next timer.
+// garbage collection, actors, rivals, then the next timer.
+//
+// The clock does not advance while a watch event can be delivered or a
+// broken watch re-established: watch latency stays below one tick unless
+// a fault (delay, stale, partition) holds events back. A controller may
+// still fall behind on its queue while time passes. Faults strike at their
+// time regardless (see Interrupt).
 func (c *Cluster) Enabled(buf []Action) []Action {
+	inFlight := false
 	for i, inf := range c.informers {
 		if !inf.ctrl.up {
 			continue
 		}
 		if inf.canDeliver() {
 			buf = append(buf, Action{Kind: ActDeliver, Index: i})
+			inFlight = true
 		} else if inf.broken && !inf.ctrl.partitioned {
 			buf = append(buf, Action{Kind: ActRewatch, Index: i})
+			inFlight = true
 		}
 	}
 	for i, ctl := range c.ctrls {
@@ -291,15 +305,26 @@ func (c *Cluster) Enabled(buf []Action) []Action {
 			}
 		}
 	}
-	if c.clock.Next() != nil {
+	for i, r := range c.rivals {
+		if r.enabled(c.server) {
+			buf = append(buf, Action{Kind: ActRival, Index: i})
+		}
+	}
+	if next := c.clock.Next(); next != nil && (!inFlight || next.Preempts) {
 		buf = append(buf, Action{Kind: ActTimer})
 	}
 	return buf
 }
 
-// Busy reports whether anything but a timer is enabled: undelivered
-// events, broken watches, queued keys or garbage. Actors do not count.
+// Busy reports whether anything but a timer or an actor is enabled:
+// undelivered events, broken watches, queued keys, garbage, or a rival with
+// something to restore.
 func (c *Cluster) Busy() bool {
+	for _, r := range c.rivals {
+		if r.enabled(c.server) {
+			return true
+		}
+	}
 	for _, inf := range c.informers {
 		if inf.ctrl.up && (inf.canDeliver() || (inf.broken && !inf.ctrl.partitioned)) {
 			return true
@@ -313,6 +338,22 @@ func (c *Cluster) Busy() bool {
 	return c.server.GCPending()
 }
 
+// RequeuesUntil returns the time of the latest delayed requeue waiting in
+// any running controller's queue, if any.
+func (c *Cluster) RequeuesUntil() (Time, bool) {
+	var last Time
+	found := false
+	for _, ctl := range c.ctrls {
+		if !ctl.up || ctl.queue == nil {
+			continue
+		}
+		if t, ok := ctl.queue.LastWaiting(); ok && (!found || t > last) {
+			last, found = t, true
+		}
+	}
+	return last, found
+}
+
 // NextTimer returns the next timer, or nil.
 func (c *Cluster) NextTimer() *Timer { return c.clock.Next() }
 
@@ -322,11 +363,14 @@ func (c *Cluster) Do(a Action) {
 	case ActDeliver:
 		inf := c.informers[a.Index]
 		c.begin(inf.ctrl.spec.Name, "watch", "")
-		e, notified := inf.deliver()
+		e, outcome := inf.deliver()
 		c.cur.Object = e.String()
-		if !notified {
+		switch outcome {
+		case dropped:
 			c.notef("notification dropped (fault)")
 			c.dropped = append(c.dropped, Dropped{Controller: inf.ctrl.spec.Name, Event: e, At: c.clock.Now(), Step: c.step})
+		case heldBackNow:
+			c.notef("held back (fault)")
 		}
 	case ActRewatch:
 		inf := c.informers[a.Index]
@@ -349,6 +393,8 @@ func (c *Cluster) Do(a Action) {
 				c.notef("error: %v", err)
 			}
 		})
+	case ActRival:
+		c.rivals[a.Index].act(c)
 	case ActTimer:
 		c.begin("clock", "timer", "")
 		t := c.clock.Fire()
@@ -371,79 +417,34 @@ func (c *Cluster) At(t Time, actor, action string, fn func()) *Timer {
 	})
 }
 
+// Interrupt is At for faults: its timer fires at time t even while watch
+// events are in flight, so that a fault can strike in the middle of things.
+func (c *Cluster) Interrupt(t Time, actor, action string, fn func()) *Timer {
+	tm := c.At(t, actor, action, fn)
+	tm.Preempts = true
+	return tm
+}
+
 // Note adds a note to the current step's record.
 func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
 
 // StopActors stops every actor: the world outside holds still from now on.
 func (c *Cluster) StopActors() { c.actorsStopped = true }
 
-// Heal ends every fault at once, as one step: partitions end, crashed
-// controllers come back now, armed drops and lags are disarmed.
+// Heal ends every fault at once, as one step: armed faults are disarmed,
+// held events released, lags and partitions end, crashed controllers come
+// back now, transient rivals stop. Persistent rivals go on.
 func (c *Cluster) Heal() {
 	c.begin("cluster", "heal", "")
 	for _, ctl := range c.ctrls {
 		ctl.heal()
 	}
+	for _, r := range c.rivals {
+		if !r.Persistent {
+			r.active = false
+		}
+	}
 	c.end()
-}
-
-// ArmDrop makes the next watch event delivered to controller's informer for
-// kind lose its notification: the cache applies it, the controller is not
-// told.
-func (c *Cluster) ArmDrop(controller, kind string) error {
-	inf, err := c.lookupInformer(controller, kind)
-	if err != nil {
-		return err
-	}
-	if inf.ctrl.up {
-		inf.drops++
-		c.notef("armed")
-	} else {
-		c.notef("no effect: %s is down", controller)
-	}
-	return nil
-}
-
-// Crash crashes controller now: it loses its memory, caches and queue, and
-// restarts after down ticks with a fresh list of everything.
-func (c *Cluster) Crash(controller string, down Time) error {
-	ctl := c.controller(controller)
-	if ctl == nil {
-		return fmt.Errorf("no controller %q", controller)
-	}
-	if !ctl.up {
-		c.notef("no effect: already down")
-		return nil
-	}
-	ctl.crash(down)
-	c.notef("down for %d", down)
-	return nil
-}
-
-// BreakWatch ends the watch of controller's informer for kind, as a broken
-// connection does: the informer watches again from the last resourceVersion
-// it saw, and relists if the server answers Expired.
-func (c *Cluster) BreakWatch(controller, kind string) error {
-	inf, err := c.lookupInformer(controller, kind)
-	if err != nil {
-		return err
-	}
-	if inf.ctrl.up && !inf.broken {
-		inf.breakWatch()
-	}
-	return nil
-}
-
-func (c *Cluster) lookupInformer(controller, kind string) (*Informer, error) {
-	ctl := c.controller(controller)
-	if ctl == nil {
-		return nil, fmt.Errorf("no controller %q", controller)
-	}
-	inf := ctl.informer(kind)
-	if inf == nil {
-		return nil, fmt.Errorf("controller %q does not watch %s", controller, kind)
-	}
-	return inf, nil
 }
 
 // Up reports whether the named controller is running.
@@ -521,8 +522,14 @@ func (c *Cluster) end() {
 	}
 }
 
+// OnWrite registers fn to see every effective write, as it happens.
+func (c *Cluster) OnWrite(fn func(Write)) { c.listeners = append(c.listeners, fn) }
+
 func (c *Cluster) recordWrite(w Write) {
 	c.writes++
+	for _, fn := range c.listeners {
+		fn(w)
+	}
 	if c.cur == nil {
 		c.begin(w.Caller, "write", "")
 		defer c.end()

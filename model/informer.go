@@ -14,13 +14,32 @@ type Informer struct {
 	cache  *objectStore
 	watch  *Stream
 	lastRV uint64
-	// broken is set when the watch ended and must be re-established.
-	broken bool
-	resync *Timer
-	// drops counts armed drop faults: that many next notifications are lost.
-	drops int
-	// lagRV, when non-zero, holds back delivery of events newer than it.
-	lagRV uint64
+	// broken is set when the watch ended and must be re-established;
+	// mustRelist when it ended with Expired, so only a relist will do.
+	broken     bool
+	mustRelist bool
+	resync     *Timer
+
+	// Faults armed on the informer, each consumed by the next delivery.
+	drops  int        // notifications to lose
+	dupes  int        // events to deliver twice
+	delays []Time     // events to hold back, for how long each
+	held   []heldBack // events received but held back, in the order held
+	// prev is the cached state an applied event replaced, for notify.
+	prev *Object
+	// lag, while non-zero, keeps the cache at least lag resourceVersions
+	// behind the server: an event is delivered only once lag more writes
+	// have followed it (the stale fault).
+	lag uint64
+}
+
+// heldBack is an event a delay fault holds until its timer releases it.
+// Like an event in client-go's DeltaFIFO it has been received: a broken
+// watch does not lose it, a relist supersedes it.
+type heldBack struct {
+	event Event
+	timer *Timer
+	ready bool
 }
 
 // Kind returns the kind the informer watches.
@@ -32,57 +51,180 @@ func (inf *Informer) Controller() string { return inf.ctrl.spec.Name }
 // Name returns "controller/Kind".
 func (inf *Informer) Name() string { return inf.ctrl.spec.Name + "/" + inf.kind }
 
-// Pending returns the number of events waiting for delivery.
+// Pending returns the number of events waiting for delivery, held ones
+// included.
 func (inf *Informer) Pending() int {
-	if inf.watch == nil {
-		return 0
+	n := len(inf.held)
+	if inf.watch != nil {
+		n += inf.watch.Pending()
 	}
-	return inf.watch.Pending()
+	return n
 }
 
 // Cached returns the number of objects in the cache.
 func (inf *Informer) Cached() int { return inf.cache.len() }
 
-// LastSyncedRV returns the resourceVersion of the last event or list the
-// cache has applied.
-func (inf *Informer) LastSyncedRV() uint64 { return inf.lastRV }
-
-// canDeliver reports whether the head event may be delivered now.
-func (inf *Informer) canDeliver() bool {
-	if inf.watch == nil || inf.watch.Pending() == 0 {
-		return false
+// Each calls fn for every cached object, in key order. fn must not modify
+// them.
+func (inf *Informer) Each(fn func(*Object)) {
+	for _, key := range inf.cache.keys.keys {
+		fn(inf.cache.get(key))
 	}
-	return inf.lagRV == 0 || inf.watch.pending[0].RV() <= inf.lagRV
 }
 
-// deliver applies the next event of the watch to the cache and notifies the
-// controller unless a drop fault takes the notification.
-func (inf *Informer) deliver() (Event, bool) {
-	e := inf.watch.pending[0]
-	inf.watch.pending = inf.watch.pending[1:]
+// SyncedRV returns the cache's watermark: every event at or below it has
+// been applied. It is the last resourceVersion received, or just below the
+// oldest event a delay holds back.
+func (inf *Informer) SyncedRV() uint64 {
+	rv := inf.lastRV
+	for _, h := range inf.held {
+		rv = min(rv, h.event.RV()-1)
+	}
+	return rv
+}
+
+// next returns where the next deliverable event is: a held event that has
+// been released (ready, at index -2-i of held), or an event of the watch
+// stream (index i), or -1 for none. Stream events of an object with a held
+// event wait behind it, so that each object's events keep their order; a
+// lagging informer takes only stream events that lag writes have followed.
+func (inf *Informer) next() int {
+	for i, h := range inf.held {
+		if h.ready && !inf.heldBefore(i, h.event.Object.Key()) {
+			return -2 - i
+		}
+	}
+	if inf.watch == nil {
+		return -1
+	}
+	head := inf.ctrl.c.server.Revision()
+	for i, e := range inf.watch.pending {
+		if inf.lag > 0 && e.RV()+inf.lag > head {
+			return -1 // later events are newer still
+		}
+		if !inf.holds(e.Object.Key()) {
+			return i
+		}
+	}
+	return -1
+}
+
+// heldBefore reports whether a held event before index i is for key.
+func (inf *Informer) heldBefore(i int, key string) bool {
+	for _, h := range inf.held[:i] {
+		if h.event.Object.Key() == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (inf *Informer) holds(key string) bool {
+	for _, h := range inf.held {
+		if h.event.Object.Key() == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (inf *Informer) canDeliver() bool { return inf.next() != -1 }
+
+// deliveryOutcome says what a delivery step did with its event.
+type deliveryOutcome uint8
+
+const (
+	delivered deliveryOutcome = iota
+	dropped
+	heldBackNow
+)
+
+// deliver takes the next deliverable event. A delay fault holds a stream
+// event back instead; otherwise the cache applies it and the controller is
+// notified, unless a drop fault takes the notification. A duplicate fault
+// puts a copy back at the head of the stream.
+func (inf *Informer) deliver() (Event, deliveryOutcome) {
+	var e Event
+	if i := inf.next(); i <= -2 {
+		e = inf.held[-2-i].event
+		inf.held = append(inf.held[:-2-i:-2-i], inf.held[-1-i:]...)
+	} else {
+		e = inf.watch.pending[i]
+		inf.watch.pending = append(inf.watch.pending[:i:i], inf.watch.pending[i+1:]...)
+		if e.RV() > inf.lastRV {
+			inf.lastRV = e.RV()
+		}
+		if len(inf.delays) > 0 {
+			d := inf.delays[0]
+			inf.delays = inf.delays[1:]
+			inf.hold(e, d)
+			return e, heldBackNow
+		}
+	}
+	inf.apply(e)
+	if inf.dupes > 0 && inf.watch != nil {
+		inf.dupes--
+		inf.watch.pending = append([]Event{e}, inf.watch.pending...)
+	}
+	if inf.drops > 0 {
+		inf.drops--
+		return e, dropped
+	}
+	inf.notify(e)
+	return e, delivered
+}
+
+// apply updates the cache with e and remembers the old state for notify.
+func (inf *Informer) apply(e Event) {
 	key := e.Object.Key()
-	old := inf.cache.get(key)
+	inf.prev = inf.cache.get(key)
 	if e.Type == Deleted {
 		inf.cache.del(key)
 	} else {
 		inf.cache.put(e.Object)
 	}
-	if e.RV() > inf.lastRV {
-		inf.lastRV = e.RV()
-	}
-	if inf.drops > 0 {
-		inf.drops--
-		return e, false
-	}
+}
+
+// notify tells the controller of e. As in client-go, which callback fires
+// depends on what the cache held, not on the event type.
+func (inf *Informer) notify(e Event) {
 	switch {
 	case e.Type == Deleted:
 		inf.ctrl.notifyDelete(inf, e.Object, false)
-	case old != nil:
-		inf.ctrl.notifyUpdate(inf, old, e.Object)
+	case inf.prev != nil:
+		inf.ctrl.notifyUpdate(inf, inf.prev, e.Object)
 	default:
 		inf.ctrl.notifyAdd(inf, e.Object)
 	}
-	return e, true
+	inf.prev = nil
+}
+
+// hold sets e aside for d ticks; then its timer makes it deliverable.
+func (inf *Informer) hold(e Event, d Time) {
+	h := &heldBack{event: e}
+	h.timer = inf.ctrl.c.clock.After(d, "release "+inf.Name(), func() {
+		inf.ctrl.c.begin(inf.ctrl.spec.Name, "release held "+inf.kind, e.String())
+		inf.release(e)
+	})
+	inf.held = append(inf.held, *h)
+}
+
+// release makes a held event deliverable.
+func (inf *Informer) release(e Event) {
+	for i := range inf.held {
+		if inf.held[i].event == e {
+			inf.held[i].ready = true
+			return
+		}
+	}
+}
+
+// releaseAll makes every held event deliverable now.
+func (inf *Informer) releaseAll() {
+	for i := range inf.held {
+		inf.held[i].timer.Cancel()
+		inf.held[i].ready = true
+	}
 }
 
 // relist lists from the server into the cache and watches from the list's
@@ -105,6 +247,8 @@ func (inf *Informer) relist() int {
 	}
 	inf.watch = w
 	inf.broken = false
+	inf.mustRelist = false
+	inf.dropHeld()
 	inf.lastRV = rv
 	present := make(map[string]bool, len(listed))
 	var gone []*Object
@@ -133,9 +277,13 @@ func (inf *Informer) relist() int {
 }
 
 // rewatch re-establishes a broken watch from the last resourceVersion seen,
-// falling back to a relist when the server answers Expired. It reports
-// whether it had to relist.
+// falling back to a relist when the server answers Expired (or already did).
+// It reports whether it had to relist.
 func (inf *Informer) rewatch() bool {
+	if inf.mustRelist {
+		inf.relist()
+		return true
+	}
 	srv := inf.ctrl.c.server
 	w, err := srv.Watch(inf.kind, inf.lastRV)
 	if err != nil {
@@ -147,11 +295,31 @@ func (inf *Informer) rewatch() bool {
 	return false
 }
 
-// breakWatch ends the watch; the informer will rewatch when next scheduled.
+// breakWatch ends the watch; the informer will rewatch when next scheduled,
+// from the last resourceVersion it received. Held events were received and
+// stay; so do the stream's events below that resourceVersion (those that
+// queued behind a held event of their object: client-go's DeltaFIFO keeps
+// an object's received deltas together). The rest of the stream is gone.
 func (inf *Informer) breakWatch() {
+	if inf.watch != nil {
+		for _, e := range inf.watch.pending {
+			if e.RV() <= inf.lastRV {
+				inf.held = append(inf.held, heldBack{event: e, ready: true})
+			}
+		}
+	}
 	inf.ctrl.c.server.StopWatch(inf.watch)
 	inf.watch = nil
 	inf.broken = true
+}
+
+// dropHeld discards held events and their timers: a relist supersedes
+// them, a crash loses them.
+func (inf *Informer) dropHeld() {
+	for _, h := range inf.held {
+		h.timer.Cancel()
+	}
+	inf.held = nil
 }
 
 // replay notifies the controller of every cached object as an update with
@@ -171,10 +339,16 @@ func (inf *Informer) stop() {
 	inf.ctrl.c.server.StopWatch(inf.watch)
 	inf.watch = nil
 	inf.broken = false
+	inf.mustRelist = false
 	inf.cache = newObjectStore()
 	inf.lastRV = 0
-	inf.drops = 0
-	inf.lagRV = 0
+	inf.disarm()
+	inf.dropHeld()
 	inf.resync.Cancel()
 	inf.resync = nil
+}
+
+// disarm clears every armed fault and ends a lag.
+func (inf *Informer) disarm() {
+	inf.drops, inf.dupes, inf.delays, inf.lag = 0, 0, nil, 0
 }

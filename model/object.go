@@ -308,3 +308,52 @@ func diffFields(out []FieldChange, prefix string, a, b Fields) []FieldChange {
 	}
 	return out
 }
+
+// Field returns the value at a full field path: "spec.<path>",
+// "status.<path>" or "metadata.labels.<key>"; nil when absent.
+func (o *Object) Field(path string) any {
+	switch {
+	case strings.HasPrefix(path, "spec."):
+		return o.Spec[path[len("spec."):]]
+	case strings.HasPrefix(path, "status."):
+		return o.Status[path[len("status."):]]
+	case strings.HasPrefix(path, "metadata.labels."):
+		if v, ok := o.Labels[path[len("metadata.labels."):]]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// SetField sets the value at a full field path (see Field). Label values
+// must be strings.
+func (o *Object) SetField(path string, v any) error {
+	switch {
+	case strings.HasPrefix(path, "spec."):
+		if o.Spec == nil {
+			o.Spec = Fields{}
+		}
+		o.Spec[path[len("spec."):]] = v
+	case strings.HasPrefix(path, "status."):
+		if o.Status == nil {
+			o.Status = Fields{}
+		}
+		o.Status[path[len("status."):]] = v
+	case strings.HasPrefix(path, "metadata.labels."):
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("label %s: value %v is not a string", path, v)
+		}
+		if o.Labels == nil {
+			o.Labels = map[string]string{}
+		}
+		o.Labels[path[len("metadata.labels."):]] = s
+	default:
+		return fmt.Errorf("field path %q does not start with spec., status. or metadata.labels.", path)
+	}
+	return nil
+}
+
+// IsStatusPath reports whether a full field path is written through
+// UpdateStatus.
+func IsStatusPath(path string) bool { return strings.HasPrefix(path, "status.") }

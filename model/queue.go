@@ -131,6 +131,18 @@ func (q *Queue) NumRequeues(key string) int { return q.failures[key] }
 // Waiting returns the number of keys waiting on a delayed add.
 func (q *Queue) Waiting() int { return len(q.waiting) }
 
+// LastWaiting returns the time of the latest delayed add, if any.
+func (q *Queue) LastWaiting() (Time, bool) {
+	var last Time
+	found := false
+	for _, t := range q.waiting {
+		if !found || t.At > last {
+			last, found = t.At, true
+		}
+	}
+	return last, found
+}
+
 // ShutDown drops every key and cancels every delayed add.
 func (q *Queue) ShutDown() {
 	for _, t := range q.waiting {

@@ -17,6 +17,9 @@ type controller struct {
 	up          bool
 	restart     *Timer
 	partitioned bool
+	partition   *Timer
+	// failures are API errors armed for the controller's next writes.
+	failures []armedFailure
 	// crashAfterWrites, when positive, crashes the controller right after
 	// that many more writes (a crash in the middle of a reconcile).
 	crashAfterWrites int
@@ -94,15 +97,16 @@ func (ctl *controller) crash(down Time) {
 	})
 }
 
-// heal ends a partition and brings a crashed controller back now.
+// heal ends every fault on the controller: armed faults are disarmed, held
+// events released, a lag or partition ends, a crashed controller comes back
+// now.
 func (ctl *controller) heal() {
 	ctl.crashAfterWrites = 0
-	if ctl.partitioned {
-		ctl.partitioned = false
-	}
+	ctl.failures = nil
+	ctl.endPartition()
 	for _, inf := range ctl.informers {
-		inf.drops = 0
-		inf.lagRV = 0
+		inf.disarm()
+		inf.releaseAll()
 	}
 	if !ctl.up {
 		ctl.restart.Cancel()
@@ -219,4 +223,18 @@ type crashSignal struct{ controller string }
 
 func (s crashSignal) String() string {
 	return fmt.Sprintf("fault: %s crashed mid-reconcile", s.controller)
+}
+
+// armedFailure is an API error waiting for one of the controller's writes.
+type armedFailure struct {
+	err     *StatusError
+	applied bool
+}
+
+// endPartition reconnects the controller; its informers rewatch when next
+// scheduled.
+func (ctl *controller) endPartition() {
+	ctl.partitioned = false
+	ctl.partition.Cancel()
+	ctl.partition = nil
 }

@@ -47,7 +47,7 @@ func PlanFor(sc Scenario, mix faults.Mix) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Topology: faults.TopologyOf(c, sc.Edits), Budget: sc.bounds(c).budget}
+	p := Plan{Topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), Budget: sc.bounds(c).budget}
 	if len(mix) == 0 {
 		return p, nil
 	}
@@ -98,6 +98,8 @@ func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 		failNoFixedPoint(t, msg)
 	case InvariantBroken:
 		failInvariant(t, msg)
+	case Fight:
+		failFight(t, msg)
 	default:
 		failPanic(t, msg)
 	}
@@ -107,6 +109,7 @@ func failGoalUnmet(t *rapid.T, msg string)    { t.Fatal(msg) }
 func failNoFixedPoint(t *rapid.T, msg string) { t.Fatal(msg) }
 func failInvariant(t *rapid.T, msg string)    { t.Fatal(msg) }
 func failPanic(t *rapid.T, msg string)        { t.Fatal(msg) }
+func failFight(t *rapid.T, msg string)        { t.Fatal(msg) }
 func failScenario(t *rapid.T, msg string)     { t.Fatal(msg) }
 
 // lazyTrace renders a trace only if rapid actually logs it (the final,

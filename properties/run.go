@@ -36,7 +36,8 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c)}
+	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector()}
+	c.OnWrite(r.fights.observe)
 	out := &Outcome{Cluster: c, Schedule: sched}
 	out.Failure = r.run(sched)
 	out.FaultSteps = r.faultSteps
@@ -66,6 +67,7 @@ type runner struct {
 	ch         model.Chooser
 	b          bounds
 	sched      faults.Schedule
+	fights     *fightDetector
 	acts       []model.Action
 	faultSteps int
 	// quietFrom is the step at which quiescence began.
@@ -123,6 +125,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 		t.Cancel()
 	}
 	c.StopActors()
+	r.fights.active = true
 	c.Heal()
 	r.quietFrom = c.Steps()
 	if f := r.checkStep(); f != nil {
@@ -141,7 +144,12 @@ func (r *runner) quiesce() *Failure {
 	}
 	for round := 1; ; round++ {
 		writes := c.Writes()
+		// A round lasts a resync period, and longer if a requeue is
+		// waiting: a queue with a delayed key is not empty.
 		end := c.Now() + r.b.round
+		if t, ok := c.RequeuesUntil(); ok && t > end {
+			end = t
+		}
 		for t := c.NextTimer(); t != nil && t.At <= end; t = c.NextTimer() {
 			if f := r.step(model.Action{Kind: model.ActTimer}); f != nil {
 				return f
@@ -197,11 +205,15 @@ func (r *runner) settle(limit int) *Failure {
 	return nil
 }
 
-// step does one action and checks the bounds and invariants.
+// step does one action and checks for a fight, the bounds and the
+// invariants.
 func (r *runner) step(a model.Action) *Failure {
 	r.c.Do(a)
 	if r.quietFrom == 0 {
 		r.faultSteps++
+	}
+	if f := r.fights.found; f != nil {
+		return r.fought(f)
 	}
 	if r.c.Steps() >= r.b.maxSteps {
 		return r.noFixedPoint(fmt.Sprintf("no fixed point within %d steps", r.b.maxSteps))

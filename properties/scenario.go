@@ -42,6 +42,8 @@ type Scenario struct {
 	Build func(cfg model.Config) (*model.Cluster, error)
 	// Edits lists what the edit fault may do in this scenario.
 	Edits []faults.EditTarget
+	// Rivals lists the fields a rival fault may fight a controller over.
+	Rivals []faults.EditTarget
 	// Invariants are checked after every step.
 	Invariants []Invariant
 	// Budget bounds fault schedules. Zero fields take defaults: 3 faults,
@@ -51,7 +53,9 @@ type Scenario struct {
 	// FaultSteps caps the steps of the fault phase; default 400.
 	FaultSteps int
 	// MaxSteps caps the steps of a whole run; reaching it while the
-	// cluster is still busy is a no-fixed-point failure. Default 20000.
+	// cluster is still busy is a no-fixed-point failure. Default 5000:
+	// every shrink candidate of such a failure runs to the bound, so a
+	// modest bound keeps shrinking fast (Known trap 8).
 	MaxSteps int
 	// SettleRounds is how many quiet rounds (each one resync period long)
 	// quiescence may take to reach a round that writes nothing; default 5.
@@ -149,7 +153,7 @@ func (sc *Scenario) bounds(c *model.Cluster) bounds {
 		b.faultSteps = 400
 	}
 	if b.maxSteps == 0 {
-		b.maxSteps = 20000
+		b.maxSteps = 5000
 	}
 	if b.settleRounds == 0 {
 		b.settleRounds = 5

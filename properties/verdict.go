@@ -26,11 +26,15 @@ const (
 	// ControllerPanic: user code (a controller, handler, actor or mapping)
 	// panicked.
 	ControllerPanic Verdict = "panic"
+	// Fight: after quiescence a field kept changing hands between writers
+	// with different goals (a persistent rival, two controllers owning one
+	// field).
+	Fight Verdict = "fight"
 )
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight:
 		return true
 	}
 	return false
@@ -39,8 +43,8 @@ func knownVerdict(v Verdict) bool {
 // Failure is a violated property: which, how, where, and a diagnosis in
 // words.
 type Failure struct {
-	// Property is the violated property: "converges", "invariant <name>"
-	// or "no panic".
+	// Property is the violated property: "converges", "invariant <name>",
+	// "no fight" or "no panic".
 	Property string
 	Verdict  Verdict
 	// Summary says what went wrong in one line.

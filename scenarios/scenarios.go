@@ -13,7 +13,16 @@ import (
 
 // All returns the built-in scenarios in the order `fuzzrun -list` shows.
 func All() []properties.Scenario {
-	return []properties.Scenario{ReplicaSetLevel(), ReplicaSetNoResync(), ReplicaSetEdge()}
+	return []properties.Scenario{
+		ReplicaSetLevel(), ReplicaSetNoResync(), ReplicaSetEdge(),
+		ReplicaSetStale(), ReplicaSetExpectations(),
+	}
+}
+
+// Healable is every fault kind that heals at quiescence: all but rival.
+var Healable = faults.Mix{
+	faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
+	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition,
 }
 
 // ByName returns the built-in scenario with this name.
@@ -33,20 +42,29 @@ const resyncPeriod = 20
 // ReplicaSet: delete a pod, or set spec.replicas.
 var replicaSetEdits = []faults.EditTarget{
 	{Resource: replicaset.PodKind},
-	{Resource: replicaset.Kind, Field: "replicas", Min: 0, Max: 5},
+	{Resource: replicaset.Kind, Path: "spec.replicas", Min: 0, Max: 5},
+}
+
+// replicaSetRivals is what a rival may fight the ReplicaSet controller
+// over: status.replicas, the field it owns (two operators writing one
+// status).
+var replicaSetRivals = []faults.EditTarget{
+	{Resource: replicaset.Kind, Path: "status.replicas", Min: 0, Max: 9},
 }
 
 // replicaSetWorld builds a cluster running ctrl over one ReplicaSet web
-// with 3 replicas, a user who rescales it twice and a chaos actor who
-// deletes two pods.
-func replicaSetWorld(ctrl model.Controller) func(cfg model.Config) (*model.Cluster, error) {
+// with 3 replicas, a chaos actor who deletes two pods and, with rescale, a
+// user who rescales it twice.
+func replicaSetWorld(ctrl model.Controller, rescale bool) func(cfg model.Config) (*model.Cluster, error) {
 	return func(cfg model.Config) (*model.Cluster, error) {
 		c := model.NewCluster(cfg)
 		if err := c.AddController(ctrl); err != nil {
 			return nil, err
 		}
-		if err := c.AddActor(actors.Scaler{Kind: replicaset.Kind, Field: "replicas", Min: 0, Max: 5}, 2); err != nil {
-			return nil, err
+		if rescale {
+			if err := c.AddActor(actors.Scaler{Kind: replicaset.Kind, Field: "replicas", Min: 0, Max: 5}, 2); err != nil {
+				return nil, err
+			}
 		}
 		if err := c.AddActor(actors.Killer{Kind: replicaset.PodKind}, 2); err != nil {
 			return nil, err
@@ -59,18 +77,19 @@ func replicaSetWorld(ctrl model.Controller) func(cfg model.Config) (*model.Clust
 }
 
 // ReplicaSetLevel is the level-triggered ReplicaSet controller with resync:
-// it converges under every mix of drop, restart and edit.
+// it converges under every mix of healable faults, and fights a persistent
+// rival that owns its status.
 func ReplicaSetLevel() properties.Scenario {
 	return properties.Scenario{
-		Name:  "replicaset-level",
-		Doc:   "level-triggered ReplicaSet controller with resync; converges under drop, restart and edit",
-		Build: replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod})),
-		Edits: replicaSetEdits,
+		Name:   "replicaset-level",
+		Doc:    "level-triggered ReplicaSet controller with resync; converges under every healable fault, fights a persistent rival",
+		Build:  replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod}), true),
+		Edits:  replicaSetEdits,
+		Rivals: replicaSetRivals,
 		Expect: []properties.Expectation{
-			{Faults: faults.Mix{faults.KindDrop}},
-			{Faults: faults.Mix{faults.KindRestart}},
-			{Faults: faults.Mix{faults.KindEdit}},
 			{Faults: faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}},
+			{Faults: Healable},
+			{Faults: faults.Mix{faults.KindRival}, Fails: properties.Fight},
 		},
 	}
 }
@@ -79,10 +98,11 @@ func ReplicaSetLevel() properties.Scenario {
 // notification that nothing follows leaves it diverged for good.
 func ReplicaSetNoResync() properties.Scenario {
 	return properties.Scenario{
-		Name:  "replicaset-noresync",
-		Doc:   "level-triggered ReplicaSet controller without resync; a dropped notification nothing follows leaves it diverged",
-		Build: replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Name: "replicaset-noresync"})),
-		Edits: replicaSetEdits,
+		Name:   "replicaset-noresync",
+		Doc:    "level-triggered ReplicaSet controller without resync; a dropped notification nothing follows leaves it diverged",
+		Build:  replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Name: "replicaset-noresync"}), true),
+		Edits:  replicaSetEdits,
+		Rivals: replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop}, Fails: properties.GoalUnmet},
 		},
@@ -90,16 +110,67 @@ func ReplicaSetNoResync() properties.Scenario {
 }
 
 // ReplicaSetEdge is the edge-triggered twin: it acts on deltas and counts
-// in memory, and fails under drop and under restart.
+// in memory, and fails under drop, duplicate, expire and restart.
 func ReplicaSetEdge() properties.Scenario {
 	return properties.Scenario{
-		Name:  "replicaset-edge",
-		Doc:   "edge-triggered ReplicaSet controller counting in memory; fails under drop and under restart",
-		Build: replicaSetWorld(replicaset.Edge("replicaset-edge")),
-		Edits: replicaSetEdits,
+		Name:   "replicaset-edge",
+		Doc:    "edge-triggered ReplicaSet controller counting in memory; fails under drop, duplicate, expire and restart",
+		Build:  replicaSetWorld(replicaset.Edge("replicaset-edge"), true),
+		Edits:  replicaSetEdits,
+		Rivals: replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop}, Fails: properties.GoalUnmet},
+			{Faults: faults.Mix{faults.KindDuplicate}, Fails: properties.GoalUnmet},
+			{Faults: faults.Mix{faults.KindExpire}, Fails: properties.GoalUnmet},
 			{Faults: faults.Mix{faults.KindRestart}, Fails: properties.GoalUnmet},
+		},
+	}
+}
+
+// podDeletes is the only outside edit of the fixed-size scenarios: a
+// rescale would break their invariant from outside.
+var podDeletes = []faults.EditTarget{{Resource: replicaset.PodKind}}
+
+// atMostOneExtra is the safety invariant of the stale-cache scenarios.
+var atMostOneExtra = properties.Invariant{Name: "at most replicas+1 pods", Check: replicaset.AtMostPodsPlus(1)}
+
+// ReplicaSetStale is the level-triggered controller without expectations,
+// with a fixed replica count, under stale caches: it converges, but on a
+// cache that has not caught up with its own creates it over-creates, which
+// the "at most replicas+1 pods" invariant catches.
+func ReplicaSetStale() properties.Scenario {
+	return properties.Scenario{
+		Name:       "replicaset-stale",
+		Doc:        "level-triggered ReplicaSet controller without expectations; a stale cache makes it over-create (invariant broken)",
+		Build:      replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod}), false),
+		Edits:      podDeletes,
+		Invariants: []properties.Invariant{atMostOneExtra},
+		Expect: []properties.Expectation{
+			{Faults: faults.Mix{faults.KindStale}, Fails: properties.InvariantBroken},
+		},
+	}
+}
+
+// ReplicaSetExpectations is the same controller with expectations: it
+// waits for its cache to see its own writes and keeps the invariant under
+// every healable fault but apierror. An ambiguous timeout (the create
+// landed, the controller saw an error) is not expected, so the next
+// reconcile may create again, as with Kubernetes' own ReplicaSet
+// controller, which lowers its expectations on a failed create; the search
+// finds that rarely (seed 11841 of a campaign from seed 1).
+func ReplicaSetExpectations() properties.Scenario {
+	return properties.Scenario{
+		Name:       "replicaset-expectations",
+		Doc:        "level-triggered ReplicaSet controller with expectations; keeps at most replicas+1 pods under stale caches",
+		Build:      replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod, Expectations: true}), false),
+		Edits:      podDeletes,
+		Invariants: []properties.Invariant{atMostOneExtra},
+		Expect: []properties.Expectation{
+			{Faults: faults.Mix{faults.KindStale}},
+			{Faults: faults.Mix{
+				faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
+				faults.KindStale, faults.KindEdit, faults.KindPartition,
+			}},
 		},
 	}
 }

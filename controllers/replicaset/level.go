@@ -12,10 +12,11 @@ type LevelOptions struct {
 	Name string
 	// Resync is the informer resync period; zero turns resync off.
 	Resync model.Time
-	// Expectations makes the controller remember the pods it created and
-	// deleted and skip scaling until its cache has seen them, as the
-	// Kubernetes ReplicaSet controller does; without it a reconcile that
-	// runs on a cache lagging behind its own writes over-creates.
+	// Expectations makes the controller remember the resourceVersion of
+	// its last creates and deletes and skip scaling until its pod cache has
+	// caught up with them, as the Kubernetes ReplicaSet controller's
+	// expectations do; without it a reconcile that runs on a cache lagging
+	// behind its own writes over-creates.
 	Expectations bool
 	// ExpectationsTTL is how long unmet expectations block scaling before
 	// the controller gives up on them; default 50 ticks.
@@ -52,11 +53,13 @@ type level struct {
 	expect map[string]*expectation
 }
 
-// expectation is what the controller waits to see in its cache after
-// scaling: pods it created that must appear, pods it deleted that must go.
+// expectation is what the controller waits for after scaling: its pod
+// cache has applied its creates (it has synced up to rv, the version of the
+// last one: a pod created and deleted since still counts as seen) and has
+// dropped the pods it deleted.
 type expectation struct {
-	creates []string
-	deletes []string
+	rv      uint64
+	deletes []*model.Object
 	since   model.Time
 }
 
@@ -104,7 +107,7 @@ func (r *level) manage(key string, rs *model.Object, active []*model.Object) err
 	diff := int(rs.Spec.Int("replicas")) - len(active)
 	exp := &expectation{since: r.c.Now()}
 	defer func() {
-		if r.opts.Expectations && (len(exp.creates) > 0 || len(exp.deletes) > 0) {
+		if r.opts.Expectations && (exp.rv > 0 || len(exp.deletes) > 0) {
 			r.expect[key] = exp
 		}
 	}()
@@ -113,7 +116,7 @@ func (r *level) manage(key string, rs *model.Object, active []*model.Object) err
 		if err := r.c.Create(pod); err != nil {
 			return err
 		}
-		exp.creates = append(exp.creates, pod.Name)
+		exp.rv = pod.ResourceVersion
 	}
 	for i := len(active) - 1; diff < 0; i, diff = i-1, diff+1 {
 		victim := active[i]
@@ -121,14 +124,14 @@ func (r *level) manage(key string, rs *model.Object, active []*model.Object) err
 		if err != nil && !model.IsNotFound(err) {
 			return err
 		}
-		exp.deletes = append(exp.deletes, victim.Name)
+		exp.deletes = append(exp.deletes, victim)
 	}
 	return nil
 }
 
-// satisfied reports whether the cache has caught up with the last scaling
-// of key, or the expectations have expired. Without expectations it is
-// always true.
+// satisfied reports whether the pod cache has caught up with the last
+// scaling of key, or the expectations have expired. Without expectations it
+// is always true.
 func (r *level) satisfied(key string) bool {
 	exp := r.expect[key]
 	if exp == nil {
@@ -138,14 +141,11 @@ func (r *level) satisfied(key string) bool {
 		delete(r.expect, key)
 		return true
 	}
-	ns, _ := model.SplitKey(key)
-	for _, name := range exp.creates {
-		if _, err := r.c.Get(PodKind, ns, name); err != nil {
-			return false
-		}
+	if synced, err := r.c.LastSyncResourceVersion(PodKind); err != nil || synced < exp.rv {
+		return false
 	}
-	for _, name := range exp.deletes {
-		if p, err := r.c.Get(PodKind, ns, name); err == nil && !p.Deleting() {
+	for _, victim := range exp.deletes {
+		if p, err := r.c.Get(PodKind, victim.Namespace, victim.Name); err == nil && p.UID == victim.UID {
 			return false
 		}
 	}

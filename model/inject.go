@@ -1,0 +1,261 @@
+package model
+
+import "fmt"
+
+// The methods in this file are the hooks fault injection uses. Each takes
+// effect in the current step and notes what it did in the step's record.
+
+func (c *Cluster) lookupInformer(controller, kind string) (*Informer, error) {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return nil, fmt.Errorf("no controller %q", controller)
+	}
+	inf := ctl.informer(kind)
+	if inf == nil {
+		return nil, fmt.Errorf("controller %q does not watch %s", controller, kind)
+	}
+	return inf, nil
+}
+
+// armInformer runs arm on controller's informer for kind if the controller
+// is up, and notes the outcome.
+func (c *Cluster) armInformer(controller, kind string, arm func(inf *Informer)) error {
+	inf, err := c.lookupInformer(controller, kind)
+	if err != nil {
+		return err
+	}
+	if !inf.ctrl.up {
+		c.notef("no effect: %s is down", controller)
+		return nil
+	}
+	arm(inf)
+	c.notef("armed")
+	return nil
+}
+
+// ArmDrop makes the next watch event delivered to controller's informer for
+// kind lose its notification: the cache applies it, the controller is not
+// told.
+func (c *Cluster) ArmDrop(controller, kind string) error {
+	return c.armInformer(controller, kind, func(inf *Informer) { inf.drops++ })
+}
+
+// ArmDuplicate makes the next watch event delivered to the informer arrive
+// twice in a row.
+func (c *Cluster) ArmDuplicate(controller, kind string) error {
+	return c.armInformer(controller, kind, func(inf *Informer) { inf.dupes++ })
+}
+
+// ArmDelay holds the next watch event for the informer back for d ticks;
+// events of other objects are delivered meanwhile, events of the same object
+// wait behind it.
+func (c *Cluster) ArmDelay(controller, kind string, d Time) error {
+	return c.armInformer(controller, kind, func(inf *Informer) { inf.delays = append(inf.delays, d) })
+}
+
+// Expire ends the informer's watch with Expired (410 Gone): its undelivered
+// events are lost and it must relist, so intermediate states collapse into
+// the listed one and objects deleted meanwhile reach the controller as
+// deletes with finalStateUnknown.
+func (c *Cluster) Expire(controller, kind string) error {
+	return c.armInformer(controller, kind, func(inf *Informer) {
+		if inf.watch != nil || inf.broken {
+			inf.breakWatch()
+			inf.mustRelist = true
+		}
+	})
+}
+
+// Lag makes the informer stale for d ticks: it delivers an event only after
+// behind further writes have followed it, so its cache, and every read from
+// it, stays at least that many resourceVersions behind the server.
+func (c *Cluster) Lag(controller, kind string, behind uint64, d Time) error {
+	return c.armInformer(controller, kind, func(inf *Informer) {
+		inf.lag = behind
+		inf.ctrl.c.clock.After(d, "lag ends "+inf.Name(), func() {
+			c.begin(controller, "lag ends "+kind, "")
+			inf.lag = 0
+		})
+	})
+}
+
+// BreakWatch ends the informer's watch as a broken connection does: the
+// informer watches again from the last resourceVersion it saw, and relists
+// if the server answers Expired.
+func (c *Cluster) BreakWatch(controller, kind string) error {
+	return c.armInformer(controller, kind, func(inf *Informer) {
+		if !inf.broken {
+			inf.breakWatch()
+		}
+	})
+}
+
+// Partition cuts controller off from the API server for d ticks: its writes
+// fail with ServiceUnavailable, its watches break and cannot be
+// re-established until the partition ends. It keeps reading its caches.
+func (c *Cluster) Partition(controller string, d Time) error {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return fmt.Errorf("no controller %q", controller)
+	}
+	ctl.partitioned = true
+	for _, inf := range ctl.informers {
+		if ctl.up && !inf.broken {
+			inf.breakWatch()
+		}
+	}
+	ctl.partition.Cancel()
+	ctl.partition = c.clock.After(d, "partition ends "+controller, func() {
+		c.begin(controller, "partition ends", "")
+		ctl.endPartition()
+	})
+	c.notef("cut off for %d ticks", d)
+	return nil
+}
+
+// FailWrites makes controller's next n writes fail with err. With applied,
+// each write lands first and the error is returned anyway (the ambiguous
+// timeout).
+func (c *Cluster) FailWrites(controller string, err *StatusError, n int, applied bool) error {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return fmt.Errorf("no controller %q", controller)
+	}
+	for range n {
+		ctl.failures = append(ctl.failures, armedFailure{err: err, applied: applied})
+	}
+	c.notef("armed %d", n)
+	return nil
+}
+
+// intercept is the server hook that delivers armed API errors.
+func (c *Cluster) intercept(caller string, verb Verb, ref Ref) (error, bool) {
+	ctl := c.controller(caller)
+	if ctl == nil || len(ctl.failures) == 0 {
+		return nil, false
+	}
+	f := ctl.failures[0]
+	ctl.failures = ctl.failures[1:]
+	err := *f.err
+	if f.applied {
+		c.notef("%s %s applied, then failed: %s (fault)", verb, ref, err.Reason)
+	} else {
+		c.notef("%s %s failed: %s (fault)", verb, ref, err.Reason)
+	}
+	return &err, f.applied
+}
+
+// Crash crashes controller now: it loses its memory, caches and queue, and
+// restarts after down ticks with a fresh list of everything.
+func (c *Cluster) Crash(controller string, down Time) error {
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return fmt.Errorf("no controller %q", controller)
+	}
+	if !ctl.up {
+		c.notef("no effect: already down")
+		return nil
+	}
+	ctl.crash(down)
+	c.notef("down for %d", down)
+	return nil
+}
+
+// CrashAfterWrites crashes controller right after its next writes-th write,
+// in the middle of whatever it is doing: the writes before the crash landed,
+// the rest of the reconcile never happens. It stays down for down ticks.
+func (c *Cluster) CrashAfterWrites(controller string, writes int, down Time) error {
+	if writes <= 0 {
+		return c.Crash(controller, down)
+	}
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return fmt.Errorf("no controller %q", controller)
+	}
+	if !ctl.up {
+		c.notef("no effect: already down")
+		return nil
+	}
+	ctl.crashAfterWrites = writes
+	ctl.crashDown = down
+	c.notef("armed: crash after %d more writes", writes)
+	return nil
+}
+
+// Rival is a writer outside the controllers that owns a field of one object
+// with its own goal: whenever the field differs from Value, it writes Value
+// back (an autoscaler against a GitOps sync, two operators owning one
+// status). A transient rival stops when the cluster heals; a persistent one
+// never does.
+type Rival struct {
+	Name       string
+	Target     Ref
+	Path       string // "spec.<path>" or "status.<path>"
+	Value      any
+	Persistent bool
+}
+
+type rivalState struct {
+	Rival
+	active bool
+}
+
+func (r *rivalState) enabled(s *Server) bool {
+	if !r.active {
+		return false
+	}
+	o := s.Peek(r.Target)
+	return o != nil && !o.Deleting() && o.Field(r.Path) != r.Value
+}
+
+func (r *rivalState) act(c *Cluster) {
+	c.begin(r.Name, "restore "+r.Path, r.Target.String())
+	out := c.Outside(r.Name)
+	o, err := out.Get(r.Target.Kind, r.Target.Namespace, r.Target.Name)
+	if err != nil {
+		c.notef("%v", err)
+		return
+	}
+	if err := o.SetField(r.Path, r.Value); err != nil {
+		c.notef("%v", err)
+		return
+	}
+	if IsStatusPath(r.Path) {
+		_ = out.UpdateStatus(o)
+	} else {
+		_ = out.Update(o)
+	}
+}
+
+// StartRival starts a rival writer now.
+func (c *Cluster) StartRival(r Rival) error {
+	if r.Name == "" || r.Path == "" {
+		return fmt.Errorf("a rival needs a name and a field path")
+	}
+	if v, ok := r.Value.(int); ok {
+		r.Value = int64(v)
+	}
+	probe := &Object{}
+	if err := probe.SetField(r.Path, r.Value); err != nil {
+		return err
+	}
+	// Each rival writes under its own name, so that two rivals fighting
+	// each other show up as two writers.
+	base, n := r.Name, 1
+	for c.hasRival(r.Name) {
+		n++
+		r.Name = fmt.Sprintf("%s-%d", base, n)
+	}
+	c.rivals = append(c.rivals, &rivalState{Rival: r, active: true})
+	c.notef("rival %s owns %s of %s, wants %v", r.Name, r.Path, r.Target, FormatValue(r.Value))
+	return nil
+}
+
+func (c *Cluster) hasRival(name string) bool {
+	for _, r := range c.rivals {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
