@@ -74,3 +74,41 @@ func (k Killer) Act(o *model.Outside) error {
 	}
 	return nil
 }
+
+// Set is an outside writer that sets the field at Path ("spec.<path>" or
+// "status.<path>") of an object of Kind to one of Values, both picked from
+// the run's source: a user rolling out a new image, a node dying, an admin
+// asking for a drain, traffic changing.
+type Set struct {
+	Actor  string // name, required
+	Kind   string
+	Path   string
+	Values []any
+}
+
+// Name returns the actor's name.
+func (s Set) Name() string { return s.Actor }
+
+// Act picks an object and a value and writes it, unless the object already
+// has that value.
+func (s Set) Act(o *model.Outside) error {
+	if len(s.Values) == 0 {
+		return fmt.Errorf("actor %s has no values to set", s.Actor)
+	}
+	objs := o.List(s.Kind, model.ListOptions{})
+	if len(objs) == 0 {
+		return nil
+	}
+	obj := objs[o.Choose(len(objs), s.Actor+" picks a "+s.Kind)]
+	v := s.Values[o.Choose(len(s.Values), s.Actor+" picks a value")]
+	if obj.Field(s.Path) == v {
+		return nil
+	}
+	if err := obj.SetField(s.Path, v); err != nil {
+		return err
+	}
+	if model.IsStatusPath(s.Path) {
+		return o.UpdateStatus(obj)
+	}
+	return o.Update(obj)
+}

@@ -63,8 +63,12 @@ func Describe(k Kind) string {
 // Mix is a set of fault kinds a schedule draws from.
 type Mix []Kind
 
-// ParseMix parses a comma-separated list of kinds ("drop,restart").
+// ParseMix parses a comma-separated list of kinds ("drop,restart"), or
+// "none" for no faults at all.
 func ParseMix(s string) (Mix, error) {
+	if strings.TrimSpace(s) == "none" {
+		return Mix{}, nil
+	}
 	var m Mix
 	for part := range strings.SplitSeq(s, ",") {
 		k := Kind(strings.TrimSpace(part))
@@ -84,8 +88,11 @@ func ParseMix(s string) (Mix, error) {
 	return m, nil
 }
 
-// String renders the mix as "drop,restart".
+// String renders the mix as "drop,restart", or "none" when empty.
 func (m Mix) String() string {
+	if len(m) == 0 {
+		return "none"
+	}
 	parts := make([]string, len(m))
 	for i, k := range m {
 		parts[i] = string(k)

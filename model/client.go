@@ -5,19 +5,29 @@ import "fmt"
 // Client is what a controller sees of the cluster, as a controller-runtime
 // client backed by a cache: reads come from the controller's own informer
 // caches (which may lag the server), writes go to the API server and can
-// fail. Reads return private deep copies; writes copy the server's result
-// (new resourceVersion, generated name, UID) back into the object passed in.
+// fail. Reads return private deep copies, except Peek and PeekList; writes
+// copy the server's result (new resourceVersion, generated name, UID) back
+// into the object passed in.
 type Client interface {
 	// Get reads one object from the informer cache of its kind.
 	Get(kind, namespace, name string) (*Object, error)
 	// List reads the matching objects from the informer cache, in key order.
 	List(kind string, opts ListOptions) ([]*Object, error)
+	// Peek and PeekList read from the cache without copying, as client-go's
+	// listers do: the objects are the cache's own and must not be
+	// modified. Modifying one corrupts the cache; the cluster detects it at
+	// the end of the step (see Cluster.CacheMutation).
+	Peek(kind, namespace, name string) (*Object, error)
+	PeekList(kind string, opts ListOptions) ([]*Object, error)
 	Create(obj *Object) error
 	// Update writes metadata and spec; see Server.Update.
 	Update(obj *Object) error
 	// UpdateStatus writes status; see Server.UpdateStatus.
 	UpdateStatus(obj *Object) error
 	Delete(ref Ref, opts DeleteOptions) error
+	// Evict deletes a pod through the eviction API, which refuses (429)
+	// while a disruption budget allows no disruption.
+	Evict(ref Ref) error
 	// LastSyncResourceVersion returns the watermark of the informer cache
 	// for kind: every write up to that resourceVersion is reflected in it.
 	// (client-go's informer reports the last version its reflector
@@ -30,6 +40,9 @@ type Client interface {
 
 type client struct {
 	ctl *controller
+	// read remembers, per object, the cached version the controller last
+	// read, to tell whether an unconditional write loses an update.
+	read map[Ref]*Object
 }
 
 func (cl *client) informer(kind string) (*Informer, error) {
@@ -38,6 +51,42 @@ func (cl *client) informer(kind string) (*Informer, error) {
 		return nil, fmt.Errorf("controller %q reads %s but does not watch it: add it to For, Owns or Watches", cl.ctl.spec.Name, kind)
 	}
 	return inf, nil
+}
+
+func (cl *client) saw(o *Object) {
+	if cl.read == nil {
+		cl.read = map[Ref]*Object{}
+	}
+	cl.read[o.Ref()] = o
+}
+
+func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
+	inf, err := cl.informer(kind)
+	if err != nil {
+		return nil, err
+	}
+	o := inf.cache.get(Key(namespace, name))
+	if o == nil {
+		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+	}
+	cl.saw(o)
+	cl.ctl.c.lend(cl.ctl.spec.Name, o)
+	return o, nil
+}
+
+func (cl *client) PeekList(kind string, opts ListOptions) ([]*Object, error) {
+	inf, err := cl.informer(kind)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Object
+	inf.cache.each(opts, func(o *Object) bool {
+		cl.saw(o)
+		cl.ctl.c.lend(cl.ctl.spec.Name, o)
+		out = append(out, o)
+		return true
+	})
+	return out, nil
 }
 
 func (cl *client) Get(kind, namespace, name string) (*Object, error) {
@@ -49,6 +98,7 @@ func (cl *client) Get(kind, namespace, name string) (*Object, error) {
 	if o == nil {
 		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
 	}
+	cl.saw(o)
 	return o.DeepCopy(), nil
 }
 
@@ -59,6 +109,7 @@ func (cl *client) List(kind string, opts ListOptions) ([]*Object, error) {
 	}
 	var out []*Object
 	inf.cache.each(opts, func(o *Object) bool {
+		cl.saw(o)
 		out = append(out, o.DeepCopy())
 		return true
 	})
@@ -89,15 +140,25 @@ func (cl *client) Create(obj *Object) error {
 }
 
 func (cl *client) Update(obj *Object) error {
-	return cl.call(VerbUpdate, obj.Ref(), func(caller string) error { return cl.ctl.c.server.Update(caller, obj) })
+	return cl.call(VerbUpdate, obj.Ref(), func(caller string) error {
+		cl.checkLostUpdate(VerbUpdate, obj)
+		return cl.ctl.c.server.Update(caller, obj)
+	})
 }
 
 func (cl *client) UpdateStatus(obj *Object) error {
-	return cl.call(VerbUpdateStatus, obj.Ref(), func(caller string) error { return cl.ctl.c.server.UpdateStatus(caller, obj) })
+	return cl.call(VerbUpdateStatus, obj.Ref(), func(caller string) error {
+		cl.checkLostUpdate(VerbUpdateStatus, obj)
+		return cl.ctl.c.server.UpdateStatus(caller, obj)
+	})
 }
 
 func (cl *client) Delete(ref Ref, opts DeleteOptions) error {
 	return cl.call(VerbDelete, ref, func(caller string) error { return cl.ctl.c.server.Delete(caller, ref, opts) })
+}
+
+func (cl *client) Evict(ref Ref) error {
+	return cl.call(VerbEvict, ref, func(caller string) error { return cl.ctl.c.server.Evict(caller, ref) })
 }
 
 func (cl *client) LastSyncResourceVersion(kind string) (uint64, error) {
@@ -109,3 +170,36 @@ func (cl *client) LastSyncResourceVersion(kind string) (uint64, error) {
 }
 
 func (cl *client) Now() Time { return cl.ctl.c.clock.Now() }
+
+// checkLostUpdate looks at an unconditional write (no resourceVersion)
+// before it is made: if another writer changed a field since the version
+// this controller last read, and the write puts that field back to what the
+// controller read, the other writer's change is lost.
+func (cl *client) checkLostUpdate(verb Verb, obj *Object) {
+	if obj.ResourceVersion != 0 {
+		return
+	}
+	ref := obj.Ref()
+	base := cl.read[ref]
+	stored := cl.ctl.c.server.Peek(ref)
+	if base == nil || stored == nil || stored.ResourceVersion <= base.ResourceVersion {
+		return
+	}
+	other := cl.ctl.c.lastWriter[ref]
+	if other == cl.ctl.spec.Name {
+		return
+	}
+	for _, ch := range Diff(base, stored) {
+		if IsStatusPath(ch.Path) != (verb == VerbUpdateStatus) {
+			continue
+		}
+		if obj.Field(ch.Path) == ch.Old {
+			cl.ctl.c.noteLostUpdate(LostUpdate{
+				Writer: cl.ctl.spec.Name, Object: ref, Path: ch.Path,
+				Lost: ch.New, Restored: ch.Old, LostWriter: other,
+				BaseRV: base.ResourceVersion, StoredRV: stored.ResourceVersion,
+			})
+			return
+		}
+	}
+}

@@ -106,6 +106,17 @@ type Cluster struct {
 	writes        int
 	rivals        []*rivalState
 	listeners     []func(Write)
+	lastWriter    map[Ref]string
+	lent          []lent
+	mutation      *CacheMutation
+	lostUpdate    *LostUpdate
+	reconciled    reconciled
+}
+
+// reconciled describes the last reconcile step.
+type reconciled struct {
+	controller, key string
+	step, writes    int
 }
 
 // NewCluster returns an empty cluster.
@@ -113,7 +124,7 @@ func NewCluster(cfg Config) *Cluster {
 	if cfg.HistoryWindow <= 0 {
 		cfg.HistoryWindow = 1000
 	}
-	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}, lastWriter: map[Ref]string{}}
 	if c.log == nil {
 		c.log = zap.NewNop()
 	}
@@ -379,7 +390,9 @@ func (c *Cluster) Do(a Action) {
 			c.notef("expired: relisted %d", inf.cache.len())
 		}
 	case ActReconcile:
-		c.ctrls[a.Index].reconcileNext()
+		ctl := c.ctrls[a.Index]
+		key, _ := ctl.queue.Get()
+		ctl.reconcile(key)
 	case ActCollect:
 		c.begin(GarbageCollector, "collect", "")
 		ref, _ := c.server.CollectGarbage()
@@ -405,6 +418,31 @@ func (c *Cluster) Do(a Action) {
 		panic(fmt.Sprintf("model: unknown action %+v", a))
 	}
 	c.end()
+}
+
+// LastReconcile reports the reconcile made by the last step: controller,
+// key and how many effective writes it made. ok is false when the last step
+// was not a reconcile.
+func (c *Cluster) LastReconciled() (controller, key string, writes int, ok bool) {
+	r := c.reconciled
+	if r.step != c.step || r.controller == "" {
+		return "", "", 0, false
+	}
+	return r.controller, r.key, r.writes, true
+}
+
+// Reconcile makes controller reconcile key now, as one step, taking the key
+// out of its queue if it is waiting there. Properties use it to probe a
+// reconcile (idempotence); the controller must be up.
+func (c *Cluster) Reconcile(controller, key string) error {
+	ctl := c.controller(controller)
+	if ctl == nil || !ctl.up || ctl.rec == nil {
+		return fmt.Errorf("controller %q is not a running level-triggered controller", controller)
+	}
+	ctl.queue.Take(key)
+	ctl.reconcile(key)
+	c.end()
+	return nil
 }
 
 // At sets a timer at virtual time t that runs fn as its own step, recorded
@@ -506,6 +544,9 @@ func (c *Cluster) begin(actor, action, object string) {
 // end finishes the current step: pending crashes happen, the record is kept
 // and logged.
 func (c *Cluster) end() {
+	if len(c.lent) > 0 {
+		c.checkLent()
+	}
 	for _, ctl := range c.pendingCrash {
 		ctl.crash(ctl.crashDown)
 	}
@@ -527,6 +568,7 @@ func (c *Cluster) OnWrite(fn func(Write)) { c.listeners = append(c.listeners, fn
 
 func (c *Cluster) recordWrite(w Write) {
 	c.writes++
+	c.lastWriter[w.Ref()] = w.Caller
 	for _, fn := range c.listeners {
 		fn(w)
 	}
@@ -625,6 +667,9 @@ func (st State) List(kind string, opts ListOptions) []*Object {
 	})
 	return out
 }
+
+// Kinds returns the kinds the server has stored, sorted.
+func (st State) Kinds() []string { return st.s.Kinds() }
 
 // Count returns how many stored objects of kind match opts.
 func (st State) Count(kind string, opts ListOptions) int {

@@ -84,10 +84,11 @@ func (h HandlerFuncs) OnDelete(obj *Object, finalStateUnknown bool) {
 }
 
 // Watch asks a level-triggered controller to watch a further kind and says
-// which keys its events enqueue.
+// which keys its events enqueue. Map may read the controller's caches
+// through c, as controller-runtime's map functions do.
 type Watch struct {
 	Kind string
-	Map  func(obj *Object) []Request
+	Map  func(c Client, obj *Object) []Request
 }
 
 // Unmet is a goal that does not hold: the object it concerns and what is

@@ -75,6 +75,22 @@ func (q *Queue) Get() (string, bool) {
 	return key, true
 }
 
+// Take hands out key now if it is waiting in the queue, as Get would when
+// its turn came; otherwise it marks key as being processed. Either way the
+// caller must call Done.
+func (q *Queue) Take(key string) {
+	if q.dirty[key] && !q.processing[key] {
+		for i := q.head; i < len(q.items); i++ {
+			if q.items[i] == key {
+				q.items = append(q.items[:i:i], q.items[i+1:]...)
+				break
+			}
+		}
+	}
+	q.processing[key] = true
+	delete(q.dirty, key)
+}
+
 // Processing reports whether key has been handed out and is not yet Done.
 func (q *Queue) Processing(key string) bool { return q.processing[key] }
 

@@ -114,13 +114,17 @@ func (ctl *controller) heal() {
 	}
 }
 
-// reconcileNext processes the next key of the queue. An error, or a panic
-// in the reconciler, is recorded; the queue then follows controller-runtime:
-// an error requeues with backoff (overriding RequeueAfter), RequeueAfter
-// requeues after a delay, Requeue requeues with backoff.
-func (ctl *controller) reconcileNext() {
-	key, _ := ctl.queue.Get()
+// reconcile processes key, which the caller has taken from the queue. An
+// error, or a panic in the reconciler, is recorded; the queue then follows
+// controller-runtime: an error requeues with backoff (overriding
+// RequeueAfter), RequeueAfter requeues after a delay, Requeue requeues with
+// backoff.
+func (ctl *controller) reconcile(key string) {
 	ctl.c.begin(ctl.spec.Name, "reconcile", ctl.spec.For+" "+key)
+	writes := ctl.c.writes
+	defer func() {
+		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: ctl.c.writes - writes}
+	}()
 	ctl.lastReconcile[key] = ctl.c.clock.Now()
 	ns, name := SplitKey(key)
 	var res Result
@@ -163,7 +167,7 @@ func (ctl *controller) keysFor(inf *Informer, o *Object, add func(string)) {
 	}
 	for _, w := range ctl.spec.Watches {
 		if w.Kind == inf.kind {
-			for _, r := range w.Map(o.DeepCopy()) {
+			for _, r := range w.Map(ctl.client, o.DeepCopy()) {
 				add(r.Key())
 			}
 		}

@@ -23,7 +23,7 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 1))
-		out, err := properties.Execute(sc, randomSchedule(r, plan, mix), prng{r}, properties.RunOptions{DiscardTrace: true})
+		out, err := properties.Execute(sc, randomSchedule(i, plan, mix), prng{r}, properties.RunOptions{DiscardTrace: true})
 		if err != nil {
 			b.Fatal(err)
 		}

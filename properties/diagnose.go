@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -38,20 +39,26 @@ func writeConcerns(w model.Write, target model.Ref) bool {
 }
 
 // diagnoseUnmet explains each unmet goal as an operator would: when the
-// owning controller last acted on the object, which notifications about it
-// the controller never got, what faults did to the controller, and what the
-// outside world changed.
+// owning controller last reconciled the object and what its last attempt
+// ran into, how far the chain of dependents below got, the last event the
+// controller saw of them, which notifications a fault took from it, what
+// the faults did to it, and what the outside world changed.
 func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUnmet) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		if !seen[s] {
+		if s != "" && !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
 	}
 	for _, u := range unmet {
 		add(lastActed(c, u.Controller, u.Object))
+		add(lastFailure(c, u.Controller, u.Object))
+		for _, line := range chain(c.State(), u.Object) {
+			add(line)
+		}
+		add(lastSeen(c, u.Controller, u.Object))
 		for _, d := range c.Dropped() {
 			if d.Controller == u.Controller && concerns(d.Event.Object, d.Event.Object.Ref(), u.Object) {
 				add(fmt.Sprintf("%s never saw %s at t=%d (step %d): a fault dropped the notification; its cache has the change, its handlers were not told",
@@ -68,26 +75,124 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 	return out
 }
 
-// lastActed says when controller last reconciled the object or, for an
-// edge-triggered controller, last wrote it or one of its dependents.
-func lastActed(c *model.Cluster, controller string, target model.Ref) string {
-	spec, _ := c.Spec(controller)
-	if !spec.Edge() {
-		if t, ok := c.LastReconcile(controller, target.Key()); ok {
-			return fmt.Sprintf("%s last reconciled %s at t=%d", controller, target.Key(), t)
-		}
-		return fmt.Sprintf("%s never reconciled %s", controller, target.Key())
-	}
+// lastFailure reports the first failed call of the controller's last
+// reconcile of the object, if that reconcile failed: the eviction a budget
+// refused, the conflict it kept hitting.
+func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		for _, w := range r.Writes {
-			if w.Caller == controller && writeConcerns(w, target) {
-				return fmt.Sprintf("%s last acted on %s at t=%d (step %d: %s)", controller, target.Key(), r.Time, r.Step, model.FormatWrite(w))
+		if r.Actor != controller || r.Action != "reconcile" || !strings.HasSuffix(r.Object, " "+target.Key()) {
+			continue
+		}
+		for _, n := range r.Notes {
+			if strings.Contains(n, " failed: ") {
+				return fmt.Sprintf("its last reconcile (t=%d, step %d) failed: %s", r.Time, r.Step, n)
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// lastSeen reports the last watch event the controller was told of that
+// concerns the object or its dependents.
+func lastSeen(c *model.Cluster, controller string, target model.Ref) string {
+	recs := c.Trace().Records
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := &recs[i]
+		if r.Actor == controller && r.Action == "watch" && len(r.Notes) == 0 && mentions(r.Object, target) {
+			return fmt.Sprintf("the last event %s saw of it: %s at t=%d (step %d)", controller, r.Object, r.Time, r.Step)
+		}
+	}
+	return ""
+}
+
+// mentions reports whether a rendered event ("Modified Pod default/web-x@9")
+// is about the target or an object named after it.
+func mentions(event string, target model.Ref) bool {
+	_, rest, ok := strings.Cut(event, " ")
+	if !ok {
+		return false
+	}
+	kind, name, ok := strings.Cut(rest, " ")
+	if !ok {
+		return false
+	}
+	name, _, _ = strings.Cut(name, "@")
+	return kind == target.Kind && name == target.Key() || strings.HasPrefix(name, target.Key()+"-")
+}
+
+// chain describes how far the dependents of the object got, level by level
+// (Deployment → ReplicaSet → Pods, say): each dependent with its spec and
+// status when there are few, counts of the fields set when there are many.
+func chain(s model.State, target model.Ref) []string {
+	root := s.Get(target.Kind, target.Namespace, target.Name)
+	if root == nil {
+		return []string{target.String() + " no longer exists"}
+	}
+	var out []string
+	var walk func(owner *model.Object, depth int)
+	walk = func(owner *model.Object, depth int) {
+		if depth > 3 {
+			return
+		}
+		byKind := map[string][]*model.Object{}
+		for _, kind := range s.Kinds() {
+			for _, o := range s.List(kind, model.ListOptions{Namespace: owner.Namespace, Owner: owner.UID}) {
+				byKind[kind] = append(byKind[kind], o)
+			}
+		}
+		for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+			deps := byKind[kind]
+			indent := strings.Repeat("  ", depth)
+			if len(deps) > 2 {
+				out = append(out, fmt.Sprintf("%s→ %d %ss of %s: %s", indent, len(deps), kind, owner.Name, tally(deps)))
+			}
+			for _, d := range deps {
+				if len(deps) <= 2 {
+					out = append(out, fmt.Sprintf("%s→ %s %s %s", indent, d.Ref(), d.Spec, d.Status))
+				}
+				walk(d, depth+1)
 			}
 		}
 	}
-	return fmt.Sprintf("%s never wrote %s or its dependents", controller, target.Key())
+	out = append(out, fmt.Sprintf("%s %s %s", root.Ref(), root.Spec, root.Status))
+	walk(root, 1)
+	return out
+}
+
+// tally counts, over objects, how many have each string field set and each
+// boolean field true: "3 with spec.nodeName, 2 with status.ready".
+func tally(objs []*model.Object) string {
+	counts := map[string]int{}
+	for _, o := range objs {
+		for prefix, f := range map[string]model.Fields{"spec.": o.Spec, "status.": o.Status} {
+			for path, v := range f {
+				switch v := v.(type) {
+				case bool:
+					if v {
+						counts[prefix+path]++
+					}
+				case string:
+					if v != "" {
+						counts[prefix+path]++
+					}
+				}
+			}
+		}
+		if o.Deleting() {
+			counts["metadata.deletionTimestamp"]++
+		}
+	}
+	var parts []string
+	for _, path := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%d with %s", counts[path], path))
+	}
+	if len(parts) == 0 {
+		return "none with a field set"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // faultHistory lists the faults of the schedule aimed at controller, with
@@ -166,6 +271,41 @@ func diagnoseBusy(c *model.Cluster, quietFrom int) []string {
 	return out
 }
 
+// rewrites lists the fields written again and again since quiescence
+// began, with their writers and values: the signature of a hot loop.
+func rewrites(c *model.Cluster, quietFrom int) []string {
+	type key struct {
+		writer, path string
+		ref          model.Ref
+	}
+	values := map[key][]string{}
+	var order []key
+	for _, r := range c.Trace().Records {
+		if r.Step <= quietFrom {
+			continue
+		}
+		for _, w := range r.Writes {
+			if w.Old == nil || w.New == nil {
+				continue
+			}
+			for _, ch := range model.Diff(w.Old, w.New) {
+				k := key{writer: w.Caller, path: ch.Path, ref: w.Ref()}
+				if _, ok := values[k]; !ok {
+					order = append(order, k)
+				}
+				values[k] = append(values[k], model.FormatValue(ch.New))
+			}
+		}
+	}
+	var out []string
+	for _, k := range order {
+		if v := values[k]; len(v) > 1 {
+			out = append(out, fmt.Sprintf("%s rewrote %s of %s %d times: %s", k.writer, k.path, k.ref, len(v), strings.Join(v, ", ")))
+		}
+	}
+	return out
+}
+
 // diagnoseStep shows the step that broke an invariant or panicked.
 func diagnoseStep(c *model.Cluster) []string {
 	recs := c.Trace().Records
@@ -173,4 +313,26 @@ func diagnoseStep(c *model.Cluster) []string {
 		return nil
 	}
 	return []string{"the step: " + recs[len(recs)-1].String()}
+}
+
+// lastActed says when controller last reconciled the object or, for an
+// edge-triggered controller, last wrote it or one of its dependents.
+func lastActed(c *model.Cluster, controller string, target model.Ref) string {
+	spec, _ := c.Spec(controller)
+	if !spec.Edge() {
+		if t, ok := c.LastReconcile(controller, target.Key()); ok {
+			return fmt.Sprintf("%s last reconciled %s at t=%d", controller, target.Key(), t)
+		}
+		return fmt.Sprintf("%s never reconciled %s", controller, target.Key())
+	}
+	recs := c.Trace().Records
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := &recs[i]
+		for _, w := range r.Writes {
+			if w.Caller == controller && writeConcerns(w, target) {
+				return fmt.Sprintf("%s last acted on %s at t=%d (step %d: %s)", controller, target.Key(), r.Time, r.Step, model.FormatWrite(w))
+			}
+		}
+	}
+	return fmt.Sprintf("%s never wrote %s or its dependents", controller, target.Key())
 }

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -38,6 +39,10 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	}
 	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector()}
 	c.OnWrite(r.fights.observe)
+	r.invariants = sc.Invariants
+	if sc.Monitors != nil {
+		r.invariants = append(slices.Clip(r.invariants), sc.Monitors(c)...)
+	}
 	out := &Outcome{Cluster: c, Schedule: sched}
 	out.Failure = r.run(sched)
 	out.FaultSteps = r.faultSteps
@@ -67,6 +72,7 @@ type runner struct {
 	ch         model.Chooser
 	b          bounds
 	sched      faults.Schedule
+	invariants []Invariant
 	fights     *fightDetector
 	acts       []model.Action
 	faultSteps int
@@ -162,7 +168,7 @@ func (r *runner) quiesce() *Failure {
 			break
 		}
 		if round >= r.b.settleRounds {
-			return r.noFixedPoint(fmt.Sprintf("still writing after %d quiet rounds of %d ticks", round, r.b.round))
+			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", round, r.b.round))
 		}
 	}
 	if unmet := c.Goals(); len(unmet) > 0 {
@@ -215,19 +221,31 @@ func (r *runner) step(a model.Action) *Failure {
 	if f := r.fights.found; f != nil {
 		return r.fought(f)
 	}
+	if a.Kind == model.ActReconcile && r.sc.CheckIdempotence {
+		if f := r.probeIdempotence(); f != nil {
+			return f
+		}
+	}
 	if r.c.Steps() >= r.b.maxSteps {
 		return r.noFixedPoint(fmt.Sprintf("no fixed point within %d steps", r.b.maxSteps))
 	}
 	return r.checkStep()
 }
 
-// checkStep checks for a panic in user code and every invariant.
+// checkStep checks for a panic in user code, a cache mutation, a lost
+// update and every invariant.
 func (r *runner) checkStep() *Failure {
 	if p := r.c.Panic(); p != nil {
 		return r.panicked(p)
 	}
+	if m := r.c.CacheMutation(); m != nil {
+		return r.cacheMutated(m)
+	}
+	if l := r.c.LostUpdate(); l != nil {
+		return r.updateLost(l)
+	}
 	st := r.c.State()
-	for _, inv := range r.sc.Invariants {
+	for _, inv := range r.invariants {
 		var err error
 		func() {
 			defer func() {
@@ -256,4 +274,28 @@ func source(a model.Action) int {
 	default:
 		return 2 << 20
 	}
+}
+
+// probeIdempotence follows a reconcile that wrote with a second reconcile
+// of the same key, with nothing in between: it must write nothing. A
+// controller whose writes its own stale cache does not yet reflect — a
+// create without expectations, an unconditional update — writes again.
+func (r *runner) probeIdempotence() *Failure {
+	controller, key, writes, ok := r.c.LastReconciled()
+	if !ok || writes == 0 {
+		return nil
+	}
+	recs := r.c.Trace().Records
+	var first model.Record
+	if len(recs) > 0 {
+		first = recs[len(recs)-1]
+	}
+	if err := r.c.Reconcile(controller, key); err != nil {
+		return nil // the first reconcile crashed it
+	}
+	if _, _, again, _ := r.c.LastReconciled(); again > 0 {
+		recs = r.c.Trace().Records
+		return r.notIdempotent(controller, key, &first, &recs[len(recs)-1])
+	}
+	return r.checkStep()
 }

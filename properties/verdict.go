@@ -30,11 +30,23 @@ const (
 	// with different goals (a persistent rival, two controllers owning one
 	// field).
 	Fight Verdict = "fight"
+	// HotLoop: after quiescence the cluster settles, yet every quiet round
+	// a controller writes again (a status timestamp, a counter).
+	HotLoop Verdict = "hot-loop"
+	// NotIdempotent: reconciling a key twice with nothing in between wrote
+	// the second time too (Scenario.CheckIdempotence).
+	NotIdempotent Verdict = "not-idempotent"
+	// CacheMutation: a controller modified an object it read from its
+	// cache without copying it.
+	CacheMutation Verdict = "cache-mutation"
+	// LostUpdate: a write without a resourceVersion precondition put back
+	// a value another writer had changed.
+	LostUpdate Verdict = "lost-update"
 )
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate:
 		return true
 	}
 	return false
@@ -43,8 +55,9 @@ func knownVerdict(v Verdict) bool {
 // Failure is a violated property: which, how, where, and a diagnosis in
 // words.
 type Failure struct {
-	// Property is the violated property: "converges", "invariant <name>",
-	// "no fight" or "no panic".
+	// Property is the violated property: "converges", "no hot loop",
+	// "no fight", "idempotence", "no cache mutation", "no lost update",
+	// "invariant <name>" or "no panic".
 	Property string
 	Verdict  Verdict
 	// Summary says what went wrong in one line.
@@ -101,6 +114,39 @@ func (r *runner) goalUnmet(unmet []model.GoalUnmet) *Failure {
 func (r *runner) noFixedPoint(summary string) *Failure {
 	f := r.failure("converges", NoFixedPoint, summary)
 	f.Diagnosis = diagnoseBusy(r.c, r.quietFrom)
+	return f
+}
+
+func (r *runner) hotLoop(summary string) *Failure {
+	f := r.failure("no hot loop", HotLoop, summary)
+	f.Details = rewrites(r.c, r.quietFrom)
+	f.Diagnosis = diagnoseBusy(r.c, r.quietFrom)
+	return f
+}
+
+func (r *runner) notIdempotent(controller, key string, first, second *model.Record) *Failure {
+	f := r.failure("idempotence", NotIdempotent, fmt.Sprintf("%s reconciled %s twice with nothing in between, and the second reconcile wrote too", controller, key))
+	f.Details = []string{"first: " + first.String(), "second: " + second.String()}
+	return f
+}
+
+func (r *runner) cacheMutated(m *model.CacheMutation) *Failure {
+	f := r.failure("no cache mutation", CacheMutation, fmt.Sprintf("%s modified %s in its informer cache without copying it", m.Controller, m.Object))
+	for _, ch := range m.Changes {
+		f.Details = append(f.Details, ch.String())
+	}
+	f.Diagnosis = append(diagnoseStep(r.c), "objects from Peek and PeekList are the cache's own: DeepCopy before changing them")
+	return f
+}
+
+func (r *runner) updateLost(l *model.LostUpdate) *Failure {
+	f := r.failure("no lost update", LostUpdate, fmt.Sprintf("%s overwrote %s's change to %s of %s", l.Writer, l.LostWriter, l.Path, l.Object))
+	f.Details = []string{
+		fmt.Sprintf("%s read version %d, where %s was %s", l.Writer, l.BaseRV, l.Path, model.FormatValue(l.Restored)),
+		fmt.Sprintf("%s then set it to %s (version %d)", l.LostWriter, model.FormatValue(l.Lost), l.StoredRV),
+		fmt.Sprintf("%s wrote without a resourceVersion, putting back %s", l.Writer, model.FormatValue(l.Restored)),
+	}
+	f.Diagnosis = append(diagnoseStep(r.c), "an update that carries the resourceVersion it read fails with Conflict instead, and can be retried")
 	return f
 }
 

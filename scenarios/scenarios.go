@@ -16,6 +16,7 @@ func All() []properties.Scenario {
 	return []properties.Scenario{
 		ReplicaSetLevel(), ReplicaSetNoResync(), ReplicaSetEdge(),
 		ReplicaSetStale(), ReplicaSetExpectations(),
+		Deployment(), HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
 	}
 }
 
@@ -131,8 +132,11 @@ func ReplicaSetEdge() properties.Scenario {
 // rescale would break their invariant from outside.
 var podDeletes = []faults.EditTarget{{Resource: replicaset.PodKind}}
 
-// atMostOneExtra is the safety invariant of the stale-cache scenarios.
-var atMostOneExtra = properties.Invariant{Name: "at most replicas+1 pods", Check: replicaset.AtMostPodsPlus(1)}
+// atMostOneExtra is the safety invariant of the stale-cache scenarios: at
+// most replicas+1 pods per ReplicaSet.
+var atMostOneExtra = properties.AtMostPerOwner(replicaset.PodKind, replicaset.Kind, func(rs *model.Object) int64 {
+	return rs.Spec.Int("replicas") + 1
+})
 
 // ReplicaSetStale is the level-triggered controller without expectations,
 // with a fixed replica count, under stale caches: it converges, but on a

@@ -92,8 +92,15 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 
 	// Status reflects the pods this reconcile read, as in Kubernetes: the
 	// events of its own creates and deletes trigger the next update.
-	if rs.Status.Int("replicas") != int64(len(active)) || rs.Status.Int("observedGeneration") != rs.Generation {
-		rs.Status = model.Fields{"replicas": int64(len(active)), "observedGeneration": rs.Generation}
+	var ready int64
+	for _, p := range active {
+		if Ready(p) {
+			ready++
+		}
+	}
+	status := model.Fields{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation}
+	if !rs.Status.Equal(status) {
+		rs.Status = status
 		if err := r.c.UpdateStatus(rs); err != nil {
 			return model.Result{}, errors.Join(manageErr, err)
 		}

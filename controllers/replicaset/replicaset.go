@@ -41,18 +41,30 @@ func Selector(rs *model.Object) model.Selector {
 	return sel
 }
 
+// DefaultImage is the image of pods whose ReplicaSet has no
+// "template.image".
+const DefaultImage = "app:v1"
+
 // NewPod returns a pod for rs: named by the server from the ReplicaSet's
-// name, labelled with its selector and controlled by it.
+// name, labelled with its selector, running its template's image and
+// controlled by it.
 func NewPod(rs *model.Object) *model.Object {
+	image := rs.Spec.Str("template.image")
+	if image == "" {
+		image = DefaultImage
+	}
 	return &model.Object{
 		Kind:            PodKind,
 		Namespace:       rs.Namespace,
 		GenerateName:    rs.Name + "-",
 		Labels:          Selector(rs),
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
-		Spec:            model.Fields{"image": "app:v1"},
+		Spec:            model.Fields{"image": image},
 	}
 }
+
+// Ready reports whether a pod is live and its kubelet reports it ready.
+func Ready(p *model.Object) bool { return !p.Deleting() && p.Status.Bool("ready") }
 
 // activePods returns the pods controlled by rs that are not being deleted,
 // in name order.
@@ -94,8 +106,8 @@ func PodsMatchReplicas(s model.State) []model.Unmet {
 }
 
 // StatusReflectsPods is the level-triggered controller's further goal:
-// status.replicas counts the live pods and status.observedGeneration has
-// caught up with the spec.
+// status.replicas counts the live pods, status.readyReplicas the ready ones,
+// and status.observedGeneration has caught up with the spec.
 func StatusReflectsPods(s model.State) []model.Unmet {
 	var out []model.Unmet
 	for _, rs := range s.List(Kind, model.ListOptions{}) {
@@ -103,25 +115,19 @@ func StatusReflectsPods(s model.State) []model.Unmet {
 			continue
 		}
 		have := countActive(s, rs)
+		var ready int64
+		for _, p := range s.List(PodKind, model.ListOptions{Namespace: rs.Namespace, Owner: rs.UID}) {
+			if p.IsControlledBy(rs) && Ready(p) {
+				ready++
+			}
+		}
 		if got := rs.Status.Int("replicas"); got != have {
 			out = append(out, model.Unmet{Object: rs.Ref(), Message: fmt.Sprintf("reports status.replicas=%d, has %d pods", got, have)})
+		} else if got := rs.Status.Int("readyReplicas"); got != ready {
+			out = append(out, model.Unmet{Object: rs.Ref(), Message: fmt.Sprintf("reports status.readyReplicas=%d, has %d ready pods", got, ready)})
 		} else if og := rs.Status.Int("observedGeneration"); og != rs.Generation {
 			out = append(out, model.Unmet{Object: rs.Ref(), Message: fmt.Sprintf("reports observedGeneration=%d, generation is %d", og, rs.Generation)})
 		}
 	}
 	return out
-}
-
-// AtMostPodsPlus returns an invariant-style check: no ReplicaSet ever
-// controls more than spec.replicas+surge live pods.
-func AtMostPodsPlus(surge int64) func(s model.State) error {
-	return func(s model.State) error {
-		for _, rs := range s.List(Kind, model.ListOptions{}) {
-			want, have := rs.Spec.Int("replicas"), countActive(s, rs)
-			if have > want+surge {
-				return fmt.Errorf("%s wants %d pods, has %d (more than replicas+%d)", rs.Ref(), want, have, surge)
-			}
-		}
-		return nil
-	}
 }

@@ -80,7 +80,7 @@ func ShortExpectations() model.Controller {
 func UnmappedPods() model.Controller {
 	ctrl := replicaset.Level(replicaset.LevelOptions{Name: "unmapped-pods", Expectations: true})
 	ctrl.Owns = nil
-	ctrl.Watches = []model.Watch{{Kind: replicaset.PodKind, Map: func(*model.Object) []model.Request { return nil }}}
+	ctrl.Watches = []model.Watch{{Kind: replicaset.PodKind, Map: func(model.Client, *model.Object) []model.Request { return nil }}}
 	return ctrl
 }
 

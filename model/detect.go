@@ -1,0 +1,91 @@
+package model
+
+import (
+	"maps"
+	"slices"
+)
+
+// Detectors for bugs that leave no trace in the API server's state until it
+// is too late: mutating a cached object, and overwriting another writer's
+// change with an unconditional write.
+
+// CacheMutation is a controller modifying an object it read from its
+// informer cache without copying it (client-go's cache mutation detector
+// finds the same bug). The object is shared: the cache, every other
+// informer and the server's store all saw the change.
+type CacheMutation struct {
+	Controller string
+	Object     Ref
+	Changes    []FieldChange
+}
+
+// LostUpdate is an unconditional write (no resourceVersion precondition)
+// that put a field back to the value its writer had read, undoing a change
+// another writer made in between.
+type LostUpdate struct {
+	Writer     string
+	Object     Ref
+	Path       string
+	Lost       any    // the other writer's value, overwritten
+	Restored   any    // the stale value written back
+	LostWriter string // who wrote the lost value
+	BaseRV     uint64 // the version the writer had read
+	StoredRV   uint64 // the version it overwrote
+}
+
+// lent is an object handed out by a zero-copy read, with a copy to compare
+// it against at the end of the step.
+type lent struct {
+	controller string
+	object     *Object
+	snapshot   *Object
+}
+
+func (c *Cluster) lend(controller string, o *Object) {
+	c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: o.DeepCopy()})
+}
+
+// checkLent compares every object lent during the step with its copy. The
+// first mutation is kept; every mutated object is restored, so the run's
+// state stays what the server decided.
+func (c *Cluster) checkLent() {
+	for _, l := range c.lent {
+		if equalObjects(l.object, l.snapshot) {
+			continue
+		}
+		if c.mutation == nil {
+			changes := Diff(l.snapshot, l.object)
+			c.mutation = &CacheMutation{Controller: l.controller, Object: l.snapshot.Ref(), Changes: changes}
+			c.notef("%s mutated its cached %s", l.controller, l.snapshot.Ref())
+		}
+		*l.object = *l.snapshot
+	}
+	clear(c.lent)
+	c.lent = c.lent[:0]
+}
+
+func (c *Cluster) noteLostUpdate(l LostUpdate) {
+	c.notef("lost update: %s wrote %s=%s of %s from version %d over %s's %s (version %d)",
+		l.Writer, l.Path, FormatValue(l.Restored), l.Object, l.BaseRV, l.LostWriter, FormatValue(l.Lost), l.StoredRV)
+	if c.lostUpdate == nil {
+		c.lostUpdate = &l
+	}
+}
+
+// CacheMutation returns the first cache mutation detected, or nil.
+func (c *Cluster) CacheMutation() *CacheMutation { return c.mutation }
+
+// LostUpdate returns the first lost update detected, or nil.
+func (c *Cluster) LostUpdate() *LostUpdate { return c.lostUpdate }
+
+// equalObjects compares every field of two objects.
+func equalObjects(a, b *Object) bool {
+	if a.Kind != b.Kind || a.Namespace != b.Namespace || a.Name != b.Name || a.GenerateName != b.GenerateName ||
+		a.UID != b.UID || a.ResourceVersion != b.ResourceVersion || a.Generation != b.Generation ||
+		a.CreationTimestamp != b.CreationTimestamp || (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) ||
+		(a.DeletionTimestamp != nil && *a.DeletionTimestamp != *b.DeletionTimestamp) {
+		return false
+	}
+	return maps.Equal(a.Labels, b.Labels) && slices.Equal(a.Finalizers, b.Finalizers) &&
+		slices.Equal(a.OwnerReferences, b.OwnerReferences) && a.Spec.Equal(b.Spec) && a.Status.Equal(b.Status)
+}

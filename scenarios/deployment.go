@@ -1,0 +1,173 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/converge-sim/converge/actors"
+	"github.com/converge-sim/converge/controllers/deployment"
+	"github.com/converge-sim/converge/controllers/replicaset"
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+)
+
+// The deployment scenario's shape.
+const (
+	deploymentReplicas = 3
+	maxSurge           = 1
+	maxUnavailable     = 1
+)
+
+var nodeNames = []string{"node-1", "node-2", "node-3"}
+
+// Deployment is the chain `kubectl apply` sets off: the Deployment
+// controller, the ReplicaSet controller (with expectations), a scheduler, a
+// kubelet per node and the node lifecycle controller, running a 3-replica
+// Deployment on three nodes, while a user rolls out new images and a node
+// dies. It must converge under every healable fault, and keep its rollout
+// bounds from the start and from every rollout that starts from a complete
+// state (every pod ready, every ReplicaSet's status matching its pods, as
+// `kubectl rollout status` would have it): never more than
+// replicas+maxSurge pods, never fewer than replicas−maxUnavailable ready
+// ones. Both hold until an involuntary disruption (a node death, an
+// eviction, an outside delete): replacing lost pods races with scaling, in
+// this model as in Kubernetes, whose maxSurge bounds the ReplicaSets' specs
+// and does not count pods on a lost node.
+func Deployment() properties.Scenario {
+	return properties.Scenario{
+		Name: "deployment",
+		Doc:  "Deployment → ReplicaSet → Pod → scheduler → kubelets, with rolling updates and a node failure; converges under every healable fault within maxSurge/maxUnavailable",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			ctrls := append(chainControllers(), deployment.Controller(resyncPeriod))
+			if err := addAll(c, ctrls, []actorMoves{
+				{actors.Set{Actor: "user", Kind: deployment.Kind, Path: "spec.template.image", Values: []any{"app:v2", "app:v3"}}, 2},
+				{actors.Set{Actor: "node-failure", Kind: "Node", Path: "status.ready", Values: []any{false}}, 1},
+			}); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(append(nodes(), deployment.New("default", "web", deploymentReplicas, "app:v1", maxSurge, maxUnavailable))...)
+		},
+		Edits:    podDeletes,
+		Monitors: rolloutBounds,
+		Expect:   []properties.Expectation{{Faults: Healable}},
+	}
+}
+
+func nodeAlive(s model.State, name string) bool {
+	n := s.Get("Node", "", name)
+	return n != nil && n.Status.Bool("ready")
+}
+
+// rolloutBounds returns the Deployment's two invariants for one run. They
+// hold from the start, and from a template change made in a complete
+// state, until an involuntary disruption — a pod deleted by anyone but the
+// ReplicaSet controller, or a node dying — takes pods from under them.
+func rolloutBounds(c *model.Cluster) []properties.Invariant {
+	disrupted := false
+	fromReady := map[model.Ref]bool{}
+	c.OnWrite(func(w model.Write) {
+		ref := w.Ref()
+		switch {
+		case ref.Kind == deployment.Kind && w.Old != nil && w.New != nil &&
+			w.Old.Spec.Str("template.image") != w.New.Spec.Str("template.image"):
+			complete := settled(c.State(), w.New)
+			fromReady[ref] = complete
+			disrupted = !complete
+		case ref.Kind == replicaset.PodKind && w.New == nil && w.Caller != "replicaset":
+			disrupted = true
+		case ref.Kind == "Node" && w.Old != nil && w.New != nil && w.Old.Status.Bool("ready") && !w.New.Status.Bool("ready"):
+			disrupted = true
+		}
+	})
+	surge := properties.Invariant{
+		Name: fmt.Sprintf("at most replicas+%d pods", maxSurge),
+		Check: func(s model.State) error {
+			if disrupted {
+				return nil
+			}
+			for _, d := range s.List(deployment.Kind, model.ListOptions{}) {
+				limit := d.Spec.Int("replicas") + d.Spec.Int("maxSurge")
+				if n := int64(len(deployment.Pods(s, d))); n > limit {
+					return fmt.Errorf("%s has %d pods, more than replicas+maxSurge=%d", d.Ref(), n, limit)
+				}
+			}
+			return nil
+		},
+	}
+	available := properties.Invariant{
+		Name: fmt.Sprintf("at least replicas-%d ready pods during a rollout", maxUnavailable),
+		Check: func(s model.State) error {
+			if disrupted {
+				return nil
+			}
+			for _, d := range s.List(deployment.Kind, model.ListOptions{}) {
+				if !fromReady[d.Ref()] {
+					continue
+				}
+				floor := d.Spec.Int("replicas") - d.Spec.Int("maxUnavailable")
+				if ready := readyOnLiveNodes(s, d); ready < floor {
+					return fmt.Errorf("%s has %d ready pods during its rollout, fewer than replicas-maxUnavailable=%d", d.Ref(), ready, floor)
+				}
+			}
+			return nil
+		},
+	}
+	return []properties.Invariant{surge, available}
+}
+
+// settled reports whether a Deployment is in a complete state: all its
+// replicas ready on live nodes, and each of its ReplicaSets' status
+// matching its spec and its pods.
+func settled(s model.State, d *model.Object) bool {
+	if readyOnLiveNodes(s, d) < d.Spec.Int("replicas") {
+		return false
+	}
+	for _, rs := range s.List(replicaset.Kind, model.ListOptions{Namespace: d.Namespace, Owner: d.UID}) {
+		pods := int64(len(s.List(replicaset.PodKind, model.ListOptions{Namespace: d.Namespace, Owner: rs.UID})))
+		if rs.Status.Int("observedGeneration") != rs.Generation || rs.Status.Int("replicas") != pods {
+			return false
+		}
+	}
+	return true
+}
+
+// readyOnLiveNodes counts a Deployment's pods that are ready on a node
+// that is alive.
+func readyOnLiveNodes(s model.State, d *model.Object) int64 {
+	var n int64
+	for _, p := range deployment.Pods(s, d) {
+		if replicaset.Ready(p) && nodeAlive(s, p.Spec.Str("nodeName")) {
+			n++
+		}
+	}
+	return n
+}
+
+// PDBDrain is a node drain that a PodDisruptionBudget blocks for good: a
+// 1-replica Deployment whose budget has minAvailable 1, and an admin who
+// asks for the drain of a node. The eviction API refuses while the budget
+// allows no disruption, and nothing creates a replacement first, so the
+// drain never completes. It must be reported as a liveness failure whose
+// diagnosis names the budget.
+func PDBDrain() properties.Scenario {
+	return properties.Scenario{
+		Name: "pdb-drain",
+		Doc:  "a drain blocked by a PodDisruptionBudget (minAvailable = replicas = 1) never completes; the diagnosis names the budget",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			ctrls := append(chainControllers(), deployment.Controller(resyncPeriod), drainController(), disruptionController())
+			if err := addAll(c, ctrls, []actorMoves{
+				{actors.Set{Actor: "admin", Kind: "Node", Path: "spec.drain", Values: []any{true}}, 1},
+			}); err != nil {
+				return nil, err
+			}
+			objs := append(nodes()[:2], deployment.New("default", "web", 1, "app:v1", maxSurge, maxUnavailable), budget("default", "web-pdb", "web", 1))
+			return c, c.Apply(objs...)
+		},
+		Expect: []properties.Expectation{
+			{Faults: faults.Mix{}, Fails: properties.GoalUnmet},
+			{Faults: faults.Mix{faults.KindDrop, faults.KindRestart}, Fails: properties.GoalUnmet},
+		},
+	}
+}
