@@ -298,3 +298,14 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	into.GetObjectKind().SetGroupVersionKind(gvk)
 	return nil
 }
+
+// GVKs returns the group, version and kind of every model kind the
+// converter knows, sorted by kind.
+func (c *Converter) GVKs() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(c.kinds))
+	for _, gvk := range c.kinds {
+		out = append(out, gvk)
+	}
+	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.Kind, b.Kind) })
+	return out
+}
