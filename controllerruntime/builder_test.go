@@ -134,9 +134,13 @@ func TestWatchesMapsEventsThroughTheHandler(t *testing.T) {
 func TestResultsFollowControllerRuntime(t *testing.T) {
 	m := newManager(t)
 	results := map[string]func() (reconcile.Result, error){
-		"after":    func() (reconcile.Result, error) { return reconcile.Result{RequeueAfter: 1500 * time.Millisecond}, nil },
-		"terminal": func() (reconcile.Result, error) { return reconcile.Result{}, reconcile.TerminalError(errors.New("bad spec")) },
-		"error":    func() (reconcile.Result, error) { return reconcile.Result{RequeueAfter: time.Hour}, errors.New("retry") },
+		"after": func() (reconcile.Result, error) { return reconcile.Result{RequeueAfter: 1500 * time.Millisecond}, nil },
+		"terminal": func() (reconcile.Result, error) {
+			return reconcile.Result{}, reconcile.TerminalError(errors.New("bad spec"))
+		},
+		"error": func() (reconcile.Result, error) {
+			return reconcile.Result{RequeueAfter: time.Hour}, errors.New("retry")
+		},
 	}
 	seen := recording(t, m, crt.NewControllerManagedBy(m).For(&appsv1.ReplicaSet{}), func(_ client.Client, req reconcile.Request) (reconcile.Result, error) {
 		return results[req.Name]()

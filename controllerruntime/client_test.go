@@ -32,7 +32,10 @@ var testConv = func() *convert.Converter {
 	return c
 }()
 
-func newManager(t *testing.T) *crt.Manager {
+func newManager(t interface {
+	require.TestingT
+	Helper()
+}) *crt.Manager {
 	t.Helper()
 	m, err := crt.NewManager(model.NewCluster(model.Config{}), testConv, crt.ManagerOptions{})
 	require.NoError(t, err)

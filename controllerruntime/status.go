@@ -8,6 +8,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// statusCheck answers NotFound, as the API server does, for the status
+// of a kind that has none.
+func (cl *modelClient) statusCheck(obj client.Object) error {
+	kind, err := cl.conv.Kind(obj)
+	if err != nil {
+		return err
+	}
+	if !cl.conv.HasStatus(kind) {
+		gvk, _ := cl.conv.GVK(kind)
+		return cl.apiError(&model.StatusError{Reason: model.ReasonNotFound, Message: kind + " has no status"}, gvk, obj.GetName())
+	}
+	return nil
+}
+
 // statusWriter writes the status subresource.
 type statusWriter struct{ cl *modelClient }
 
@@ -23,6 +37,9 @@ func (s statusWriter) Update(_ context.Context, obj client.Object, opts ...clien
 	if len((&client.SubResourceUpdateOptions{}).ApplyOptions(opts).DryRun) > 0 {
 		return unsupported("dry run")
 	}
+	if err := s.cl.statusCheck(obj); err != nil {
+		return err
+	}
 	return s.cl.write(obj, func(mo *model.Object) error { return s.cl.w.UpdateStatus(mo) })
 }
 
@@ -31,6 +48,9 @@ func (s statusWriter) Update(_ context.Context, obj client.Object, opts ...clien
 func (s statusWriter) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 	if len((&client.SubResourcePatchOptions{}).ApplyOptions(opts).DryRun) > 0 {
 		return unsupported("dry run")
+	}
+	if err := s.cl.statusCheck(obj); err != nil {
+		return err
 	}
 	return s.cl.patch(obj, patch, true)
 }

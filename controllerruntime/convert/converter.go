@@ -42,6 +42,8 @@ type Converter struct {
 	// hoist holds the kinds whose body outside metadata and status is
 	// exactly a spec: their spec's fields are the model object's Spec.
 	hoist map[schema.GroupVersionKind]bool
+	// status holds the kinds whose type has a status.
+	status map[schema.GroupVersionKind]bool
 }
 
 // New indexes the object kinds of scheme.
@@ -53,6 +55,7 @@ func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
 		kinds:     map[string]schema.GroupVersionKind{},
 		ambiguous: map[string][]string{},
 		hoist:     map[schema.GroupVersionKind]bool{},
+		status:    map[schema.GroupVersionKind]bool{},
 	}
 	if c.epoch.IsZero() {
 		c.epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -67,6 +70,7 @@ func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
 			continue
 		}
 		c.hoist[gvk] = bodyIsSpec(t)
+		c.status[gvk] = slices.Contains(jsonNames(t, true), "status")
 		groups := byKind[gvk.Kind]
 		if groups == nil {
 			groups = map[string]schema.GroupVersionKind{}
@@ -129,13 +133,12 @@ func versionRank(scheme *runtime.Scheme, gvk schema.GroupVersionKind) int {
 // bodyIsSpec reports whether the JSON of a struct type has, besides
 // apiVersion, kind, metadata and status, exactly one field: spec.
 func bodyIsSpec(t reflect.Type) bool {
-	names := jsonNames(t)
-	return slices.Equal(names, []string{"spec"})
+	return slices.Equal(jsonNames(t, false), []string{"spec"})
 }
 
 // jsonNames lists the top-level JSON field names of a struct type other
-// than apiVersion, kind, metadata and status, sorted.
-func jsonNames(t reflect.Type) []string {
+// than apiVersion, kind, metadata and, unless withStatus, status, sorted.
+func jsonNames(t reflect.Type, withStatus bool) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -144,13 +147,13 @@ func jsonNames(t reflect.Type) []string {
 			continue
 		}
 		if name == "" && (f.Anonymous || strings.Contains(opts, "inline")) && f.Type.Kind() == reflect.Struct {
-			out = append(out, jsonNames(f.Type)...)
+			out = append(out, jsonNames(f.Type, withStatus)...)
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
-		if !f.IsExported() || name == "apiVersion" || name == "kind" || name == "metadata" || name == "status" {
+		if !f.IsExported() || name == "apiVersion" || name == "kind" || name == "metadata" || (name == "status" && !withStatus) {
 			continue
 		}
 		out = append(out, name)
@@ -189,6 +192,10 @@ func (c *Converter) Kind(obj runtime.Object) (string, error) {
 	}
 	return gvk.Kind, nil
 }
+
+// HasStatus reports whether a model kind's type has a status, and so a
+// status subresource.
+func (c *Converter) HasStatus(kind string) bool { return c.status[c.kinds[kind]] }
 
 // Scheme returns the scheme the converter indexes.
 func (c *Converter) Scheme() *runtime.Scheme { return c.scheme }
