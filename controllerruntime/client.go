@@ -60,7 +60,7 @@ func (cl *modelClient) Get(_ context.Context, key client.ObjectKey, obj client.O
 		gvk, _ := cl.conv.GVK(kind)
 		return cl.apiError(err, gvk, key.Name)
 	}
-	return cl.conv.FromModel(mo, obj)
+	return cl.fromModel(mo, obj)
 }
 
 // Create creates obj; on success obj holds what the server stored.
@@ -107,7 +107,7 @@ func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) 
 	if err := call(mo); err != nil {
 		return cl.apiError(err, gvk, name)
 	}
-	return cl.conv.FromModel(mo, dst)
+	return cl.fromModel(mo, dst)
 }
 
 // Delete deletes obj, with the UID and resourceVersion preconditions the

@@ -71,7 +71,7 @@ func (cl *modelClient) list(r reader, kind string, lo *client.ListOptions) ([]cl
 		if err != nil {
 			return nil, err
 		}
-		if err := cl.conv.FromModel(mo, obj); err != nil {
+		if err := cl.fromModel(mo, obj); err != nil {
 			return nil, err
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {

@@ -19,6 +19,8 @@ type env struct {
 	conv    *convert.Converter
 	mapper  *restMapper
 	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
+	// memo is nil where the env outlives one cluster (invariants).
+	memo memo
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
@@ -69,7 +71,9 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = logr.Discard()
 	}
-	return &Manager{env: newEnv(conv, scoped), cluster: c, opts: opts}, nil
+	e := newEnv(conv, scoped)
+	e.memo = memo{}
+	return &Manager{env: e, cluster: c, opts: opts}, nil
 }
 
 // Cluster returns the model cluster.

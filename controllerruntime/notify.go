@@ -26,7 +26,7 @@ type notifier struct {
 func (n *notifier) typed(mo *model.Object) client.Object {
 	obj, err := n.conv.New(mo.Kind)
 	if err == nil {
-		err = n.conv.FromModel(mo, obj)
+		err = n.fromModel(mo, obj)
 	}
 	if err != nil {
 		// The object came from the API server; failing to decode it is

@@ -48,7 +48,7 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool)
 	if err != nil {
 		return err
 	}
-	if err := cl.conv.FromModel(cur, base); err != nil {
+	if err := cl.fromModel(cur, base); err != nil {
 		return err
 	}
 	patched, err := applyPatch(base, patch.Type(), data)
