@@ -111,6 +111,12 @@ type Controller struct {
 	Owns []string
 	// Watches lists further kinds with their own mapping to keys.
 	Watches []Watch
+	// Notify, when set, replaces the For, Owns and Watches mapping of a
+	// level-triggered controller: every notification of its informers goes
+	// to Notify, which returns the keys to enqueue (an event handler and
+	// predicates, as controller-runtime has them). For, Owns and Watches
+	// then only say which kinds the controller watches; a Watch needs no Map.
+	Notify func(n Notification) []Request
 
 	// NewReconciler builds a level-triggered controller. It is called at
 	// start and after every restart: a restart loses whatever it kept.
@@ -159,7 +165,7 @@ func (c *Controller) validate() error {
 		}
 	}
 	for _, w := range c.Watches {
-		if w.Kind == "" || w.Map == nil {
+		if w.Kind == "" || (w.Map == nil && c.Notify == nil) {
 			errs = append(errs, fmt.Errorf("controller %q: a Watch needs a Kind and a Map", c.Name))
 		}
 	}

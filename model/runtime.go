@@ -184,7 +184,9 @@ func (ctl *controller) enqueue(inf *Informer, objs ...*Object) {
 
 func (ctl *controller) notifyAdd(inf *Informer, o *Object) {
 	if ctl.handler == nil {
-		ctl.enqueue(inf, o)
+		if !ctl.notify(Notification{Kind: inf.kind, Type: Added, Object: o}) {
+			ctl.enqueue(inf, o)
+		}
 		return
 	}
 	ctl.c.guard(ctl.spec.Name, func() { ctl.handler.OnAdd(o.DeepCopy()) })
@@ -192,6 +194,9 @@ func (ctl *controller) notifyAdd(inf *Informer, o *Object) {
 
 func (ctl *controller) notifyUpdate(inf *Informer, old, new *Object) {
 	if ctl.handler == nil {
+		if ctl.notify(Notification{Kind: inf.kind, Type: Modified, Object: new, Old: old}) {
+			return
+		}
 		if old == new {
 			ctl.enqueue(inf, new)
 		} else {
@@ -204,7 +209,9 @@ func (ctl *controller) notifyUpdate(inf *Informer, old, new *Object) {
 
 func (ctl *controller) notifyDelete(inf *Informer, o *Object, finalStateUnknown bool) {
 	if ctl.handler == nil {
-		ctl.enqueue(inf, o)
+		if !ctl.notify(Notification{Kind: inf.kind, Type: Deleted, Object: o, FinalStateUnknown: finalStateUnknown}) {
+			ctl.enqueue(inf, o)
+		}
 		return
 	}
 	ctl.c.guard(ctl.spec.Name, func() { ctl.handler.OnDelete(o.DeepCopy(), finalStateUnknown) })

@@ -1,0 +1,208 @@
+package controllerruntime
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/converge-sim/converge/model"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// modelClient is a controller-runtime client.Client over the model: reads
+// from one reader (a controller's informer cache, or the API server),
+// writes through a writer, and server-side patches and collection deletes
+// as a live read and writes within one step (the model runs one step at a
+// time, so nothing comes between them).
+type modelClient struct {
+	*env
+	cache reader
+	live  reader
+	w     writer
+}
+
+var _ client.WithWatch = (*modelClient)(nil)
+
+// errReadOnly is returned by the writes of a read-only client.
+var errReadOnly = errors.New("this client is read-only: goals and invariants only read")
+
+// target converts a typed object for a call and returns its model form
+// and group, version and kind.
+func (cl *modelClient) target(obj client.Object) (*model.Object, schema.GroupVersionKind, error) {
+	mo, err := cl.conv.ToModel(obj)
+	if err != nil {
+		return nil, schema.GroupVersionKind{}, apierrors.NewBadRequest(err.Error())
+	}
+	gvk, _ := cl.conv.GVK(mo.Kind)
+	if !cl.mapper.namespaced(mo.Kind) {
+		mo.Namespace = ""
+	}
+	return mo, gvk, nil
+}
+
+// Get reads one object from the client's reader.
+func (cl *modelClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	kind, err := cl.conv.Kind(obj)
+	if err != nil {
+		return err
+	}
+	if !cl.mapper.namespaced(kind) {
+		key.Namespace = ""
+	}
+	mo, err := cl.cache.Get(kind, key.Namespace, key.Name)
+	if err != nil {
+		gvk, _ := cl.conv.GVK(kind)
+		return cl.apiError(err, gvk, key.Name)
+	}
+	return cl.fromModel(mo, obj)
+}
+
+// Create creates obj; on success obj holds what the server stored.
+func (cl *modelClient) Create(_ context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if len((&client.CreateOptions{}).ApplyOptions(opts).DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	if obj.GetResourceVersion() != "" {
+		return apierrors.NewBadRequest("resourceVersion can not be set for Create requests")
+	}
+	return cl.write(obj, func(mo *model.Object) error { return cl.w.Create(mo) })
+}
+
+// Update writes obj's metadata and spec, with obj's resourceVersion as
+// precondition when it has one; on success obj holds what the server
+// stored, status included.
+func (cl *modelClient) Update(_ context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if len((&client.UpdateOptions{}).ApplyOptions(opts).DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	return cl.write(obj, func(mo *model.Object) error { return cl.w.Update(mo) })
+}
+
+// write converts obj, makes one write and copies the stored result back.
+// On an error obj is left as it was, even when the server applied the
+// write (an ambiguous timeout).
+func (cl *modelClient) write(obj client.Object, call func(*model.Object) error) error {
+	return cl.writeAs(obj, obj, call)
+}
+
+// writeAs writes src and copies the stored result into dst.
+func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) error) error {
+	if cl.w == nil {
+		return errReadOnly
+	}
+	mo, gvk, err := cl.target(src)
+	if err != nil {
+		return err
+	}
+	name := mo.Name
+	if name == "" {
+		name = mo.GenerateName
+	}
+	if err := call(mo); err != nil {
+		return cl.apiError(err, gvk, name)
+	}
+	return cl.fromModel(mo, dst)
+}
+
+// Delete deletes obj, with the UID and resourceVersion preconditions the
+// options carry. Propagation policy and grace period are ignored: the
+// model's garbage collector always deletes dependents in the background.
+func (cl *modelClient) Delete(_ context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	do := (&client.DeleteOptions{}).ApplyOptions(opts)
+	if len(do.DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	if cl.w == nil {
+		return errReadOnly
+	}
+	mo, gvk, err := cl.target(obj)
+	if err != nil {
+		return err
+	}
+	var pre model.DeleteOptions
+	if p := do.Preconditions; p != nil {
+		if p.UID != nil {
+			pre.UID = model.UID(*p.UID)
+		}
+		if p.ResourceVersion != nil {
+			rv, err := strconv.ParseUint(*p.ResourceVersion, 10, 64)
+			if err != nil {
+				return apierrors.NewBadRequest("precondition resourceVersion " + *p.ResourceVersion + " was not issued by this server")
+			}
+			pre.ResourceVersion = rv
+		}
+	}
+	return cl.apiError(cl.w.Delete(mo.Ref(), pre), gvk, mo.Name)
+}
+
+// DeleteAllOf deletes every object of obj's kind that matches the options,
+// as the API server finds them now (not as the cache has them), one delete
+// at a time. Objects already gone meanwhile are skipped.
+func (cl *modelClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	dao := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
+	if len(dao.DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	if cl.w == nil {
+		return errReadOnly
+	}
+	kind, err := cl.conv.Kind(obj)
+	if err != nil {
+		return err
+	}
+	items, err := cl.list(cl.live, kind, &dao.ListOptions)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		err := cl.Delete(ctx, it, &dao.DeleteOptions)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Apply is server-side apply, which the model does not have.
+func (cl *modelClient) Apply(context.Context, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+	return unsupported("server-side apply")
+}
+
+// Watch is not offered: controllers see changes through their informers.
+func (cl *modelClient) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, unsupported("watch through the client")
+}
+
+// Status returns the writer of the status subresource.
+func (cl *modelClient) Status() client.SubResourceWriter { return statusWriter{cl} }
+
+// SubResource returns the client of a subresource; only status exists.
+func (cl *modelClient) SubResource(sub string) client.SubResourceClient {
+	return subResourceClient{cl: cl, name: sub}
+}
+
+// Scheme returns the scheme of the manager.
+func (cl *modelClient) Scheme() *runtime.Scheme { return cl.conv.Scheme() }
+
+// RESTMapper returns the manager's REST mapper.
+func (cl *modelClient) RESTMapper() meta.RESTMapper { return cl.mapper }
+
+// GroupVersionKindFor returns the group, version and kind of obj.
+func (cl *modelClient) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
+	return apiutil.GVKForObject(obj, cl.conv.Scheme())
+}
+
+// IsObjectNamespaced reports whether obj's kind is namespaced.
+func (cl *modelClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
+	kind, err := cl.conv.Kind(obj)
+	if err != nil {
+		return false, err
+	}
+	return cl.mapper.namespaced(kind), nil
+}

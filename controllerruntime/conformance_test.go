@@ -1,0 +1,263 @@
+package controllerruntime_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+// system is one client under comparison, with the versions of each object
+// the test has seen through it, oldest first.
+type system struct {
+	c    client.Client
+	seen map[string][]client.Object
+}
+
+// outcome classifies an error as the conformance test compares it.
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case apierrors.IsConflict(err):
+		return "conflict"
+	case apierrors.IsNotFound(err):
+		return "not-found"
+	case apierrors.IsAlreadyExists(err):
+		return "already-exists"
+	}
+	return "error: " + err.Error()
+}
+
+// op is one call of a conformance sequence, run against each system.
+type op struct {
+	verb  string // create, get, update, update-status, patch, delete, list
+	kind  string // ConfigMap or ReplicaSet
+	name  string
+	value int32
+	// version is the seen version a write starts from: 0 the latest, 1
+	// the oldest, 2 none (a fresh object without resourceVersion). A
+	// patch from the oldest carries its resourceVersion (optimistic lock).
+	version   int
+	finalizer bool
+}
+
+func (o op) String() string {
+	return fmt.Sprintf("%s %s/%s value=%d version=%d finalizer=%v", o.verb, o.kind, o.name, o.value, o.version, o.finalizer)
+}
+
+func drawOp(t *rapid.T) op {
+	return op{
+		verb:      rapid.SampledFrom([]string{"create", "get", "update", "update-status", "patch", "delete", "list"}).Draw(t, "verb"),
+		kind:      rapid.SampledFrom([]string{"ConfigMap", "ReplicaSet"}).Draw(t, "kind"),
+		name:      rapid.SampledFrom([]string{"a", "b"}).Draw(t, "name"),
+		value:     rapid.Int32Range(0, 4).Draw(t, "value"),
+		version:   rapid.IntRange(0, 2).Draw(t, "version"),
+		finalizer: rapid.Bool().Draw(t, "finalizer"),
+	}
+}
+
+// fresh returns a new object of the op's kind and name, carrying value.
+func (o op) fresh() client.Object {
+	meta := metav1.ObjectMeta{Namespace: "default", Name: o.name}
+	if o.finalizer {
+		meta.Finalizers = []string{"example.com/hold"}
+	}
+	if o.kind == "ConfigMap" {
+		return &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"v": fmt.Sprint(o.value)}}
+	}
+	return &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Replicas: new(o.value)}}
+}
+
+// set writes the op's value, and its finalizer choice, into obj.
+func (o op) set(obj client.Object, status bool) {
+	switch obj := obj.(type) {
+	case *corev1.ConfigMap:
+		obj.Data = map[string]string{"v": fmt.Sprint(o.value)}
+	case *appsv1.ReplicaSet:
+		if status {
+			obj.Status.Replicas = o.value
+		} else {
+			obj.Spec.Replicas = new(o.value)
+		}
+	}
+	if !status && !o.finalizer {
+		obj.SetFinalizers(nil)
+	}
+}
+
+// describe renders what the test compares of an object: its value, status
+// and whether it is being deleted, not its resourceVersion or UID.
+func describe(obj client.Object) string {
+	var v string
+	switch obj := obj.(type) {
+	case *corev1.ConfigMap:
+		v = obj.Data["v"]
+	case *appsv1.ReplicaSet:
+		v = fmt.Sprintf("%d/%d", *obj.Spec.Replicas, obj.Status.Replicas)
+	}
+	return fmt.Sprintf("%s=%s deleting=%v finalizers=%v", obj.GetName(), v, !obj.GetDeletionTimestamp().IsZero(), obj.GetFinalizers())
+}
+
+func (s *system) remember(o op, obj client.Object) {
+	key := o.kind + "/" + o.name
+	s.seen[key] = append(s.seen[key], obj.DeepCopyObject().(client.Object))
+}
+
+// base returns the object a write starts from.
+func (s *system) base(o op) client.Object {
+	seen := s.seen[o.kind+"/"+o.name]
+	switch {
+	case o.version == 2 || len(seen) == 0:
+		return o.fresh()
+	case o.version == 1:
+		return seen[0].DeepCopyObject().(client.Object)
+	}
+	return seen[len(seen)-1].DeepCopyObject().(client.Object)
+}
+
+func (s *system) run(o op) string {
+	switch o.verb {
+	case "create":
+		obj := o.fresh()
+		err := s.c.Create(ctx, obj)
+		if err == nil {
+			s.remember(o, obj)
+		}
+		return outcome(err)
+	case "get":
+		obj := o.fresh()
+		if err := s.c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return outcome(err)
+		}
+		s.remember(o, obj)
+		return "ok " + describe(obj)
+	case "update", "update-status":
+		obj := s.base(o)
+		stored := o.fresh()
+		_ = s.c.Get(ctx, client.ObjectKeyFromObject(obj), stored)
+		status := o.verb == "update-status"
+		o.set(obj, status)
+		var err error
+		if status {
+			err = s.c.Status().Update(ctx, obj)
+		} else {
+			err = s.c.Update(ctx, obj)
+		}
+		if err == nil {
+			s.remember(o, obj)
+			return fmt.Sprintf("ok %s wrote=%v", describe(obj), obj.GetResourceVersion() != stored.GetResourceVersion())
+		}
+		return outcome(err)
+	case "patch":
+		obj := s.base(o)
+		patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+		if o.version == 1 && obj.GetResourceVersion() != "" {
+			patch = client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+		}
+		stored := o.fresh()
+		_ = s.c.Get(ctx, client.ObjectKeyFromObject(obj), stored)
+		o.set(obj, false)
+		if err := s.c.Patch(ctx, obj, patch); err != nil {
+			return outcome(err)
+		}
+		s.remember(o, obj)
+		return fmt.Sprintf("ok %s wrote=%v", describe(obj), obj.GetResourceVersion() != stored.GetResourceVersion())
+	case "delete":
+		obj := s.base(o)
+		var opts []client.DeleteOption
+		if rv := obj.GetResourceVersion(); rv != "" {
+			opts = append(opts, client.Preconditions{ResourceVersion: &rv})
+		}
+		stored := o.fresh()
+		_ = s.c.Get(ctx, client.ObjectKeyFromObject(obj), stored)
+		if err := s.c.Delete(ctx, obj, opts...); err != nil {
+			return outcome(err)
+		}
+		after := o.fresh()
+		if s.c.Get(ctx, client.ObjectKeyFromObject(obj), after) != nil {
+			return "ok gone"
+		}
+		return fmt.Sprintf("ok held wrote=%v", after.GetResourceVersion() != stored.GetResourceVersion())
+	}
+	var list client.ObjectList = &corev1.ConfigMapList{}
+	if o.kind == "ReplicaSet" {
+		list = &appsv1.ReplicaSetList{}
+	}
+	if err := s.c.List(ctx, list, client.InNamespace("default")); err != nil {
+		return outcome(err)
+	}
+	var items []string
+	switch l := list.(type) {
+	case *corev1.ConfigMapList:
+		for i := range l.Items {
+			items = append(items, describe(&l.Items[i]))
+		}
+	case *appsv1.ReplicaSetList:
+		for i := range l.Items {
+			items = append(items, describe(&l.Items[i]))
+		}
+	}
+	slices.Sort(items)
+	return "ok [" + strings.Join(items, "; ") + "]"
+}
+
+// TestConformanceWithTheFakeClient runs random sequences of calls against
+// the model's API server (through this package's client) and against
+// controller-runtime's fake client, and requires the same outcome of every
+// call: success or which error, and what reads return. README.md lists
+// the deliberate differences, which the sequences avoid: dry run, server-
+// side apply, and the fake's own quirks tested below.
+func TestConformanceWithTheFakeClient(t *testing.T) {
+	ops := 0
+	differences := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		model := &system{c: newManager(t).OutsideClient("conformance"), seen: map[string][]client.Object{}}
+		fakeClient := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).
+			WithStatusSubresource(&appsv1.ReplicaSet{}).WithGlobalResourceVersionCounter().Build()
+		reference := &system{c: fakeClient, seen: map[string][]client.Object{}}
+		var log []string
+		for range rapid.IntRange(1, 40).Draw(t, "calls") {
+			o := drawOp(t)
+			got, want := model.run(o), reference.run(o)
+			log = append(log, fmt.Sprintf("%v → %s", o, want))
+			ops++
+			if d := knownDifference(got, want); d != "" {
+				differences[d]++
+				return // the two stores now differ on purpose
+			}
+			if got != want {
+				t.Fatalf("%v: model %q, fake client %q\nsequence:\n%s", o, got, want, strings.Join(log, "\n"))
+			}
+		}
+	})
+	t.Logf("%d calls compared; known differences: %v", ops, differences)
+}
+
+// knownDifference names a deliberate difference between the outcomes, or
+// returns "". Each is in README.md.
+func knownDifference(model, fake string) string {
+	// An update that omits the deletion timestamp of an object being
+	// deleted: the fake client refuses it; the model, as the API server's
+	// rest.BeforeUpdate, keeps the stored timestamp.
+	if strings.Contains(fake, "deletionTimestamp field is immutable") && strings.HasPrefix(model, "ok ") && strings.Contains(model, "deleting=true") {
+		return "update-keeps-deletion-timestamp"
+	}
+	// An update or patch that changes nothing, or a second delete of an
+	// object finalizers hold: the fake client writes a new resourceVersion;
+	// the model, as Kubernetes, writes nothing.
+	if strings.HasSuffix(model, "wrote=false") && strings.HasSuffix(fake, "wrote=true") &&
+		strings.TrimSuffix(model, "false") == strings.TrimSuffix(fake, "true") {
+		return "no-op-writes-nothing"
+	}
+	return ""
+}

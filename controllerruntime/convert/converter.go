@@ -1,0 +1,318 @@
+package convert
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/converge-sim/converge/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// Options configures a Converter.
+type Options struct {
+	// Epoch is the wall-clock time of virtual time 0, for timestamps;
+	// default 2025-01-01T00:00:00Z.
+	Epoch time.Time
+	// Tick is the wall-clock length of one virtual tick; default one second.
+	Tick time.Duration
+	// Prefer pins the group and version a Kind stands for when the scheme
+	// has that Kind in several groups (Event is in core and in
+	// events.k8s.io). Without a pin the core group wins, or else the group
+	// with the most mature version (apps/v1 over extensions/v1beta1); a
+	// tie cannot be converted.
+	Prefer []runtime.Object
+}
+
+// Converter maps typed objects of a scheme to model objects and back. It
+// is immutable once built, and safe for concurrent use.
+type Converter struct {
+	scheme    *runtime.Scheme
+	epoch     time.Time
+	tick      time.Duration
+	kinds     map[string]schema.GroupVersionKind
+	ambiguous map[string][]string
+	// hoist holds the kinds whose body outside metadata and status is
+	// exactly a spec: their spec's fields are the model object's Spec.
+	hoist map[schema.GroupVersionKind]bool
+	// status holds the kinds whose type has a status.
+	status map[schema.GroupVersionKind]bool
+}
+
+// New indexes the object kinds of scheme.
+func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
+	c := &Converter{
+		scheme:    scheme,
+		epoch:     opts.Epoch,
+		tick:      opts.Tick,
+		kinds:     map[string]schema.GroupVersionKind{},
+		ambiguous: map[string][]string{},
+		hoist:     map[schema.GroupVersionKind]bool{},
+		status:    map[schema.GroupVersionKind]bool{},
+	}
+	if c.epoch.IsZero() {
+		c.epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if c.tick <= 0 {
+		c.tick = time.Second
+	}
+	objectType := reflect.TypeFor[metav1.Object]()
+	byKind := map[string]map[string]schema.GroupVersionKind{} // kind → group → preferred GVK
+	for gvk, t := range scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal || t.Kind() != reflect.Struct || !reflect.PointerTo(t).Implements(objectType) {
+			continue
+		}
+		c.hoist[gvk] = bodyIsSpec(t)
+		c.status[gvk] = slices.Contains(jsonNames(t, true), "status")
+		groups := byKind[gvk.Kind]
+		if groups == nil {
+			groups = map[string]schema.GroupVersionKind{}
+			byKind[gvk.Kind] = groups
+		}
+		if cur, ok := groups[gvk.Group]; !ok || versionRank(scheme, gvk) < versionRank(scheme, cur) {
+			groups[gvk.Group] = gvk
+		}
+	}
+	for kind, groups := range byKind {
+		if gvk, ok := preferred(groups); ok {
+			c.kinds[kind] = gvk
+			continue
+		}
+		for _, g := range groups {
+			c.ambiguous[kind] = append(c.ambiguous[kind], g.GroupVersion().String())
+		}
+		slices.Sort(c.ambiguous[kind])
+	}
+	for _, obj := range opts.Prefer {
+		gvk, err := apiutil.GVKForObject(obj, scheme)
+		if err != nil {
+			return nil, err
+		}
+		c.kinds[gvk.Kind] = gvk
+		delete(c.ambiguous, gvk.Kind)
+	}
+	return c, nil
+}
+
+// preferred picks, among the groups that have a kind (each at its
+// preferred version), the core group, or else the one group whose version
+// is the most mature (v1 over v1beta1 over v1alpha1).
+func preferred(groups map[string]schema.GroupVersionKind) (schema.GroupVersionKind, bool) {
+	if gvk, ok := groups[""]; ok {
+		return gvk, true
+	}
+	var best schema.GroupVersionKind
+	unique := false
+	for _, g := range groups {
+		switch cmp := version.CompareKubeAwareVersionStrings(g.Version, best.Version); {
+		case best.Kind == "" || cmp > 0:
+			best, unique = g, true
+		case cmp == 0:
+			unique = false
+		}
+	}
+	return best, unique
+}
+
+// versionRank orders the versions of a group as the scheme prefers them.
+func versionRank(scheme *runtime.Scheme, gvk schema.GroupVersionKind) int {
+	i := slices.Index(scheme.PrioritizedVersionsForGroup(gvk.Group), gvk.GroupVersion())
+	if i < 0 {
+		return 1 << 30
+	}
+	return i
+}
+
+// bodyIsSpec reports whether the JSON of a struct type has, besides
+// apiVersion, kind, metadata and status, exactly one field: spec.
+func bodyIsSpec(t reflect.Type) bool {
+	return slices.Equal(jsonNames(t, false), []string{"spec"})
+}
+
+// jsonNames lists the top-level JSON field names of a struct type other
+// than apiVersion, kind, metadata and, unless withStatus, status, sorted.
+func jsonNames(t reflect.Type, withStatus bool) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" && (f.Anonymous || strings.Contains(opts, "inline")) && f.Type.Kind() == reflect.Struct {
+			out = append(out, jsonNames(f.Type, withStatus)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !f.IsExported() || name == "apiVersion" || name == "kind" || name == "metadata" || (name == "status" && !withStatus) {
+			continue
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// GVK returns the group, version and kind a model kind stands for.
+func (c *Converter) GVK(kind string) (schema.GroupVersionKind, error) {
+	if gvk, ok := c.kinds[kind]; ok {
+		return gvk, nil
+	}
+	if groups, ok := c.ambiguous[kind]; ok {
+		return schema.GroupVersionKind{}, fmt.Errorf("kind %s is in several groups of the scheme (%s): pin one with Options.Prefer", kind, strings.Join(groups, ", "))
+	}
+	return schema.GroupVersionKind{}, fmt.Errorf("kind %s is not registered in the scheme", kind)
+}
+
+// Kind returns the model kind of a typed object (or list: the kind of its
+// items): its Kind, checked to stand for the object's group and version.
+func (c *Converter) Kind(obj runtime.Object) (string, error) {
+	gvk, err := apiutil.GVKForObject(obj, c.scheme)
+	if err != nil {
+		return "", err
+	}
+	if _, isList := obj.(client.ObjectList); isList {
+		gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	}
+	want, err := c.GVK(gvk.Kind)
+	if err != nil {
+		return "", err
+	}
+	if want != gvk {
+		return "", fmt.Errorf("kind %s stands for %s in this converter, not %s: pin it with Options.Prefer", gvk.Kind, want.GroupVersion(), gvk.GroupVersion())
+	}
+	return gvk.Kind, nil
+}
+
+// HasStatus reports whether a model kind's type has a status, and so a
+// status subresource.
+func (c *Converter) HasStatus(kind string) bool { return c.status[c.kinds[kind]] }
+
+// Scheme returns the scheme the converter indexes.
+func (c *Converter) Scheme() *runtime.Scheme { return c.scheme }
+
+// New returns a new, empty typed object of a model kind.
+func (c *Converter) New(kind string) (client.Object, error) {
+	gvk, err := c.GVK(kind)
+	if err != nil {
+		return nil, err
+	}
+	o, err := c.scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object with metadata", gvk)
+	}
+	return obj, nil
+}
+
+// ToModel converts a typed object to a model object; see the package
+// documentation for the representation.
+func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
+	kind, err := c.Kind(obj)
+	if err != nil {
+		return nil, err
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	mo := &model.Object{Kind: kind}
+	if err := c.metaToModel(obj, mo); err != nil {
+		return nil, err
+	}
+	status := u["status"]
+	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
+		delete(u, k)
+	}
+	var body any = u
+	if c.hoist[c.kinds[kind]] {
+		body = u["spec"]
+	}
+	if mo.Spec, err = flattenPart("spec", body); err != nil {
+		return nil, err
+	}
+	if mo.Status, err = flattenPart("status", status); err != nil {
+		return nil, err
+	}
+	return mo, nil
+}
+
+func flattenPart(part string, v any) (model.Fields, error) {
+	if v == nil {
+		return nil, nil
+	}
+	f := model.Fields{}
+	if err := Flatten("", v, f); err != nil {
+		return nil, fmt.Errorf("%s: %w", part, err)
+	}
+	if len(f) == 0 {
+		return nil, nil
+	}
+	return f, nil
+}
+
+// FromModel overwrites into, a typed object of mo's kind, with mo. It sets
+// into's apiVersion and kind, as controller-runtime's cache does for the
+// objects it returns.
+func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
+	kind, err := c.Kind(into)
+	if err != nil {
+		return err
+	}
+	if kind != mo.Kind {
+		return fmt.Errorf("cannot convert a %s into a %s", mo.Kind, kind)
+	}
+	gvk := c.kinds[kind]
+	u := map[string]any{}
+	spec, err := Unflatten(mo.Spec)
+	if err != nil {
+		return fmt.Errorf("%s spec: %w", mo.Ref(), err)
+	}
+	if c.hoist[gvk] {
+		if spec != nil {
+			u["spec"] = spec
+		}
+	} else {
+		for k, v := range spec {
+			u[k] = v
+		}
+	}
+	status, err := Unflatten(mo.Status)
+	if err != nil {
+		return fmt.Errorf("%s status: %w", mo.Ref(), err)
+	}
+	if status != nil {
+		u["status"] = status
+	}
+	v := reflect.ValueOf(into).Elem()
+	v.SetZero()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+		return fmt.Errorf("%s: %w", mo.Ref(), err)
+	}
+	c.metaFromModel(mo, into)
+	into.GetObjectKind().SetGroupVersionKind(gvk)
+	return nil
+}
+
+// GVKs returns the group, version and kind of every model kind the
+// converter knows, sorted by kind.
+func (c *Converter) GVKs() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(c.kinds))
+	for _, gvk := range c.kinds {
+		out = append(out, gvk)
+	}
+	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.Kind, b.Kind) })
+	return out
+}

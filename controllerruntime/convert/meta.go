@@ -1,0 +1,139 @@
+package convert
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/converge-sim/converge/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// AnnotationPrefix marks the model labels that carry annotations. The
+// model has no annotations; a label whose key starts with this prefix
+// holds the annotation named by the rest of the key. A colon is not valid
+// in a Kubernetes label key, so no real label or selector can collide.
+const AnnotationPrefix = "annotation:"
+
+// Time converts virtual time to a timestamp.
+func (c *Converter) Time(t model.Time) metav1.Time {
+	return metav1.NewTime(c.epoch.Add(time.Duration(t) * c.tick))
+}
+
+// ModelTime converts a timestamp to virtual time, rounding down.
+func (c *Converter) ModelTime(t metav1.Time) model.Time {
+	return model.Time(t.Sub(c.epoch) / c.tick)
+}
+
+// Ticks converts a duration to virtual ticks, rounding up, so that a
+// positive duration is at least one tick.
+func (c *Converter) Ticks(d time.Duration) model.Time {
+	if d <= 0 {
+		return 0
+	}
+	return model.Time((d + c.tick - 1) / c.tick)
+}
+
+// metaToModel copies obj's metadata into mo.
+func (c *Converter) metaToModel(obj metav1.Object, mo *model.Object) error {
+	mo.Namespace = obj.GetNamespace()
+	mo.Name = obj.GetName()
+	mo.GenerateName = obj.GetGenerateName()
+	mo.UID = model.UID(obj.GetUID())
+	if rv := obj.GetResourceVersion(); rv != "" {
+		n, err := strconv.ParseUint(rv, 10, 64)
+		if err != nil {
+			return fmt.Errorf("resourceVersion %q is not a resourceVersion this server issued", rv)
+		}
+		mo.ResourceVersion = n
+	}
+	mo.Generation = obj.GetGeneration()
+	if ct := obj.GetCreationTimestamp(); !ct.IsZero() {
+		mo.CreationTimestamp = c.ModelTime(ct)
+	}
+	if dt := obj.GetDeletionTimestamp(); dt != nil {
+		t := c.ModelTime(*dt)
+		mo.DeletionTimestamp = &t
+	}
+	if fs := obj.GetFinalizers(); len(fs) > 0 {
+		mo.Finalizers = slices.Clone(fs)
+	}
+	labels, annotations := obj.GetLabels(), obj.GetAnnotations()
+	if len(labels)+len(annotations) > 0 {
+		mo.Labels = make(map[string]string, len(labels)+len(annotations))
+	}
+	for k, v := range labels {
+		if strings.HasPrefix(k, AnnotationPrefix) {
+			return fmt.Errorf("label key %q is not valid (and its prefix is reserved for annotations)", k)
+		}
+		mo.Labels[k] = v
+	}
+	for k, v := range annotations {
+		mo.Labels[AnnotationPrefix+k] = v
+	}
+	for _, r := range obj.GetOwnerReferences() {
+		mo.OwnerReferences = append(mo.OwnerReferences, model.OwnerReference{
+			Kind:       r.Kind,
+			Name:       r.Name,
+			UID:        model.UID(r.UID),
+			Controller: r.Controller != nil && *r.Controller,
+		})
+	}
+	return nil
+}
+
+// metaFromModel sets obj's metadata from mo.
+func (c *Converter) metaFromModel(mo *model.Object, obj metav1.Object) {
+	obj.SetNamespace(mo.Namespace)
+	obj.SetName(mo.Name)
+	obj.SetGenerateName(mo.GenerateName)
+	obj.SetUID(types.UID(mo.UID))
+	if mo.ResourceVersion != 0 {
+		obj.SetResourceVersion(strconv.FormatUint(mo.ResourceVersion, 10))
+	}
+	obj.SetGeneration(mo.Generation)
+	if mo.UID != "" {
+		obj.SetCreationTimestamp(c.Time(mo.CreationTimestamp))
+	}
+	if mo.DeletionTimestamp != nil {
+		t := c.Time(*mo.DeletionTimestamp)
+		obj.SetDeletionTimestamp(&t)
+	}
+	if len(mo.Finalizers) > 0 {
+		obj.SetFinalizers(append([]string(nil), mo.Finalizers...))
+	}
+	var labels, annotations map[string]string
+	for k, v := range mo.Labels {
+		if name, ok := strings.CutPrefix(k, AnnotationPrefix); ok {
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[name] = v
+			continue
+		}
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[k] = v
+	}
+	obj.SetLabels(labels)
+	obj.SetAnnotations(annotations)
+	if len(mo.OwnerReferences) == 0 {
+		return
+	}
+	refs := make([]metav1.OwnerReference, len(mo.OwnerReferences))
+	for i, r := range mo.OwnerReferences {
+		refs[i] = metav1.OwnerReference{Kind: r.Kind, Name: r.Name, UID: types.UID(r.UID)}
+		if gvk, ok := c.kinds[r.Kind]; ok {
+			refs[i].APIVersion = gvk.GroupVersion().String()
+		}
+		if r.Controller {
+			refs[i].Controller = new(true)
+			refs[i].BlockOwnerDeletion = new(true)
+		}
+	}
+	obj.SetOwnerReferences(refs)
+}

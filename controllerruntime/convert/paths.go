@@ -1,0 +1,297 @@
+package convert
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/converge-sim/converge/model"
+)
+
+// Markers end a field path whose value is not a plain scalar. A JSON value
+// that model.Fields cannot hold as int64, string or bool is kept by its
+// path: "ports[]" is an empty list, "selector{}" an empty object,
+// "args[1](null)" a null list element, "ratio(float)" a non-integral
+// number held as its shortest decimal string.
+const (
+	markEmptyObject = "{}"
+	markEmptyList   = "[]"
+	markNull        = "(null)"
+	markFloat       = "(float)"
+)
+
+// isIdent reports whether a JSON key can stand in a path unquoted.
+func isIdent(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// appendKey extends path with an object key: ".key", or `["k.e/y"]` when
+// the key is not an identifier.
+func appendKey(path, k string) string {
+	if !isIdent(k) {
+		return path + "[" + strconv.Quote(k) + "]"
+	}
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// Flatten adds the leaves of v, a JSON value as runtime's unstructured
+// converter produces it (maps, slices, string, int64, float64, bool, nil),
+// to out under path prefix. An object field that is null is left out: a
+// typed object cannot tell it from an absent one. An empty object at the
+// top (prefix "") adds nothing.
+func Flatten(prefix string, v any, out model.Fields) error {
+	switch v := v.(type) {
+	case map[string]any:
+		empty := true
+		for k, x := range v {
+			if x == nil {
+				continue
+			}
+			empty = false
+			if err := Flatten(appendKey(prefix, k), x, out); err != nil {
+				return err
+			}
+		}
+		if empty && prefix != "" {
+			out[prefix+markEmptyObject] = true
+		}
+	case []any:
+		if len(v) == 0 {
+			out[prefix+markEmptyList] = true
+			return nil
+		}
+		for i, x := range v {
+			p := prefix + "[" + strconv.Itoa(i) + "]"
+			if x == nil {
+				out[p+markNull] = true
+				continue
+			}
+			if err := Flatten(p, x, out); err != nil {
+				return err
+			}
+		}
+	case string, bool, int64:
+		if prefix == "" {
+			return fmt.Errorf("a scalar %v cannot stand at the top of spec or status", v)
+		}
+		out[prefix] = v
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<62 {
+			out[prefix] = int64(v)
+		} else {
+			out[prefix+markFloat] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	case int:
+		out[prefix] = int64(v)
+	default:
+		return fmt.Errorf("%s: unsupported JSON value of type %T", prefix, v)
+	}
+	return nil
+}
+
+// segment is one step of a path: an object key or a list index.
+type segment struct {
+	key   string
+	index int // -1 for a key
+}
+
+// parsePath splits a path into segments and its marker.
+func parsePath(p string) ([]segment, string, error) {
+	var segs []segment
+	marker := ""
+	for _, m := range []string{markEmptyObject, markEmptyList, markNull, markFloat} {
+		if rest, ok := strings.CutSuffix(p, m); ok {
+			p, marker = rest, m
+			break
+		}
+	}
+	rest := p
+	for rest != "" {
+		switch {
+		case strings.HasPrefix(rest, `["`):
+			q, err := strconv.QuotedPrefix(rest[1:])
+			if err != nil || !strings.HasPrefix(rest[1+len(q):], "]") {
+				return nil, "", fmt.Errorf("bad quoted key in path %q", p)
+			}
+			k, _ := strconv.Unquote(q)
+			segs = append(segs, segment{key: k, index: -1})
+			rest = rest[len(q)+2:]
+		case strings.HasPrefix(rest, "["):
+			end := strings.IndexByte(rest, ']')
+			i, err := strconv.Atoi(rest[1:max(end, 1)])
+			if end < 0 || err != nil || i < 0 {
+				return nil, "", fmt.Errorf("bad index in path %q", p)
+			}
+			segs = append(segs, segment{index: i})
+			rest = rest[end+1:]
+		default:
+			if len(segs) > 0 {
+				if rest[0] != '.' {
+					return nil, "", fmt.Errorf("bad path %q", p)
+				}
+				rest = rest[1:]
+			}
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			if !isIdent(rest[:end]) {
+				return nil, "", fmt.Errorf("bad key in path %q", p)
+			}
+			segs = append(segs, segment{key: rest[:end], index: -1})
+			rest = rest[end:]
+		}
+	}
+	if len(segs) == 0 && marker != "" {
+		return nil, "", fmt.Errorf("path %q has a marker but no field", p)
+	}
+	return segs, marker, nil
+}
+
+// node is a JSON value under construction by Unflatten.
+type node struct {
+	fields map[string]*node // an object
+	items  map[int]*node    // a list
+	leaf   bool
+	value  any
+}
+
+func (n *node) child(s segment) (*node, error) {
+	if n.leaf {
+		return nil, fmt.Errorf("a field is both a value and a container")
+	}
+	if s.index < 0 {
+		if n.items != nil {
+			return nil, fmt.Errorf("a field is both a list and an object")
+		}
+		if n.fields == nil {
+			n.fields = map[string]*node{}
+		}
+		c := n.fields[s.key]
+		if c == nil {
+			c = &node{}
+			n.fields[s.key] = c
+		}
+		return c, nil
+	}
+	if n.fields != nil {
+		return nil, fmt.Errorf("a field is both an object and a list")
+	}
+	if n.items == nil {
+		n.items = map[int]*node{}
+	}
+	c := n.items[s.index]
+	if c == nil {
+		c = &node{}
+		n.items[s.index] = c
+	}
+	return c, nil
+}
+
+func (n *node) set(v any) error {
+	if n.leaf || n.fields != nil || n.items != nil {
+		return fmt.Errorf("a field is given twice")
+	}
+	n.leaf, n.value = true, v
+	return nil
+}
+
+func (n *node) build() any {
+	switch {
+	case n.leaf:
+		return n.value
+	case n.fields != nil:
+		m := make(map[string]any, len(n.fields))
+		for k, c := range n.fields {
+			m[k] = c.build()
+		}
+		return m
+	case n.items != nil:
+		size := 0
+		for i := range n.items {
+			size = max(size, i+1)
+		}
+		l := make([]any, size)
+		for i, c := range n.items {
+			l[i] = c.build()
+		}
+		return l
+	}
+	return nil
+}
+
+// Unflatten is the inverse of Flatten with prefix "": it rebuilds the JSON
+// object from its leaves. A list index with no entry becomes null. It
+// returns nil for empty fields.
+func Unflatten(f model.Fields) (map[string]any, error) {
+	if len(f) == 0 {
+		return nil, nil
+	}
+	root := &node{fields: map[string]*node{}}
+	// Sorted, so that an error names the same path on every run.
+	for _, p := range slices.Sorted(maps.Keys(f)) {
+		if err := place(root, p, f[p]); err != nil {
+			return nil, fmt.Errorf("field %s: %w", p, err)
+		}
+	}
+	return root.build().(map[string]any), nil
+}
+
+func place(root *node, p string, v any) error {
+	segs, marker, err := parsePath(p)
+	if err != nil {
+		return err
+	}
+	if len(segs) == 0 {
+		return fmt.Errorf("empty path")
+	}
+	n := root
+	for _, s := range segs {
+		if n, err = n.child(s); err != nil {
+			return err
+		}
+	}
+	switch marker {
+	case "":
+		switch v.(type) {
+		case string, bool, int64:
+			return n.set(v)
+		case int:
+			return n.set(int64(v.(int)))
+		}
+		return fmt.Errorf("unsupported value type %T", v)
+	case markFloat:
+		s, _ := v.(string)
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("bad float %v", v)
+		}
+		return n.set(x)
+	}
+	if v != true {
+		return fmt.Errorf("marker %s needs the value true, not %v", marker, v)
+	}
+	switch marker {
+	case markEmptyObject:
+		return n.set(map[string]any{})
+	case markEmptyList:
+		return n.set([]any{})
+	default:
+		return n.set(nil)
+	}
+}

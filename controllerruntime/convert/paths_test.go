@@ -1,0 +1,128 @@
+package convert
+
+import (
+	"math"
+	"testing"
+
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// keys are JSON keys chosen to stress path quoting.
+var keys = rapid.SampledFrom([]string{"a", "b", "replicas", "0", "", "a.b", "x[0]", `q"uote`, "{}", "[]", "(null)", "(float)", "kubernetes.io/os", "sp ace", "ünï"})
+
+// jsonValue generates JSON values as runtime's unstructured converter
+// produces them, nested up to depth.
+func jsonValue(depth int) *rapid.Generator[any] {
+	scalars := []*rapid.Generator[any]{
+		rapid.Int64().AsAny(),
+		rapid.String().AsAny(),
+		rapid.Bool().AsAny(),
+		rapid.Just[any](nil),
+		rapid.Float64().Filter(func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }).AsAny(),
+	}
+	if depth == 0 {
+		return rapid.OneOf(scalars...)
+	}
+	return rapid.OneOf(append(scalars, jsonObject(depth-1).AsAny(), rapid.SliceOfN(jsonValue(depth-1), 0, 3).AsAny())...)
+}
+
+func jsonObject(depth int) *rapid.Generator[map[string]any] {
+	return rapid.MapOfN(keys, jsonValue(depth), 0, 4)
+}
+
+// normalize is what a JSON value looks like after Flatten and Unflatten:
+// null object fields are gone and integral floats are integers.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			if x != nil {
+				out[k] = normalize(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = normalize(x)
+		}
+		return out
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<62 {
+			return int64(v)
+		}
+	}
+	return v
+}
+
+func TestFlattenUnflattenRoundTrips(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := jsonObject(3).Draw(t, "json")
+		f := model.Fields{}
+		require.NoError(t, Flatten("", in, f))
+		for p, v := range f {
+			switch v.(type) {
+			case int64, string, bool:
+			default:
+				t.Fatalf("%s holds a %T", p, v)
+			}
+		}
+		out, err := Unflatten(f)
+		require.NoError(t, err)
+		want := normalize(in).(map[string]any)
+		if len(want) == 0 {
+			assert.Nil(t, out)
+			return
+		}
+		assert.Equal(t, want, out)
+	})
+}
+
+func TestPathsReadAsJSONPath(t *testing.T) {
+	f := model.Fields{}
+	require.NoError(t, Flatten("", map[string]any{
+		"replicas": int64(3),
+		"template": map[string]any{
+			"spec": map[string]any{
+				"containers":   []any{map[string]any{"image": "nginx", "resources": map[string]any{}}},
+				"nodeSelector": map[string]any{"kubernetes.io/os": "linux"},
+				"args":         []any{nil, "x"},
+				"tolerations":  []any{},
+			},
+		},
+		"ratio":  1.5,
+		"whole":  2.0,
+		"absent": nil,
+	}, f))
+	assert.Equal(t, model.Fields{
+		"replicas":                                       int64(3),
+		"template.spec.containers[0].image":              "nginx",
+		"template.spec.containers[0].resources{}":        true,
+		`template.spec.nodeSelector["kubernetes.io/os"]`: "linux",
+		"template.spec.args[0](null)":                    true,
+		"template.spec.args[1]":                          "x",
+		"template.spec.tolerations[]":                    true,
+		"ratio(float)":                                   "1.5",
+		"whole":                                          int64(2),
+	}, f)
+}
+
+func TestUnflattenRejectsContradictions(t *testing.T) {
+	for name, f := range map[string]model.Fields{
+		"value and object": {"a": int64(1), "a.b": int64(2)},
+		"object and list":  {"a.b": int64(1), "a[0]": int64(2)},
+		"bad marker value": {"a{}": int64(1)},
+		"bad float":        {"a(float)": "x"},
+		"bad index":        {"a[x]": int64(1)},
+		"bad quoting":      {`a["b`: int64(1)},
+		"bad value":        {"a": 1.5},
+		"bare marker":      {"{}": true},
+	} {
+		_, err := Unflatten(f)
+		assert.Error(t, err, name)
+	}
+}

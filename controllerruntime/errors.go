@@ -1,0 +1,60 @@
+package controllerruntime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+
+	"github.com/converge-sim/converge/model"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// apiError translates an error of the model's API server into the
+// apierrors error Kubernetes returns for the same reason, so that
+// apierrors.IsConflict, IsNotFound, IsTimeout and the rest recognise it.
+// gvk and name say which object the call was about. Other errors pass
+// through unchanged.
+func (cl *modelClient) apiError(err error, gvk schema.GroupVersionKind, name string) error {
+	var se *model.StatusError
+	if !errors.As(err, &se) {
+		return err
+	}
+	gr, _ := meta.UnsafeGuessKindToResource(gvk)
+	res := gr.GroupResource()
+	msg := se.Message
+	switch se.Reason {
+	case model.ReasonNotFound:
+		return apierrors.NewNotFound(res, name)
+	case model.ReasonAlreadyExists:
+		return apierrors.NewAlreadyExists(res, name)
+	case model.ReasonConflict:
+		return apierrors.NewConflict(res, name, errors.New(msg))
+	case model.ReasonInvalid:
+		return apierrors.NewInvalid(gvk.GroupKind(), name, field.ErrorList{field.Invalid(field.NewPath("metadata"), name, msg)})
+	case model.ReasonTimeout:
+		return apierrors.NewTimeoutError(msg, 0)
+	case model.ReasonTooManyReqs:
+		retry := cl.conv.Time(se.RetryAfter).Sub(cl.conv.Time(0).Time)
+		return apierrors.NewTooManyRequests(msg, int(math.Ceil(retry.Seconds())))
+	case model.ReasonInternal:
+		return apierrors.NewInternalError(errors.New(msg))
+	case model.ReasonUnavailable:
+		return apierrors.NewServiceUnavailable(msg)
+	case model.ReasonExpired:
+		return apierrors.NewResourceExpired(msg)
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
+		Reason: metav1.StatusReason(se.Reason), Message: fmt.Sprintf("%s: %s", se.Reason, msg),
+	}}
+}
+
+// unsupported is the error for a feature the model does not have.
+func unsupported(what string) error {
+	return apierrors.NewBadRequest(what + " is not supported by converge's model API server")
+}

@@ -1,0 +1,137 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/converge-sim/converge/model"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// List reads the objects of the list's item kind that match the options
+// from the client's reader, in namespace/name order, as controller-runtime's
+// cache does: any label selector; field selectors of exact matches only, on
+// metadata.name, metadata.namespace or a field indexed with the manager's
+// field indexer; Limit; no Continue.
+func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	kind, err := cl.conv.Kind(list)
+	if err != nil {
+		return err
+	}
+	items, err := cl.list(cl.cache, kind, (&client.ListOptions{}).ApplyOptions(opts))
+	if err != nil {
+		return err
+	}
+	objs := make([]runtime.Object, len(items))
+	for i, it := range items {
+		objs[i] = it
+	}
+	if err := meta.SetList(list, objs); err != nil {
+		return err
+	}
+	list.SetResourceVersion("")
+	list.SetContinue("continue-not-supported")
+	return nil
+}
+
+// list reads, converts and filters the objects of kind from r.
+func (cl *modelClient) list(r reader, kind string, lo *client.ListOptions) ([]client.Object, error) {
+	if lo.Continue != "" {
+		return nil, fmt.Errorf("continue list option is not supported by the cache")
+	}
+	if lo.FieldSelector != nil {
+		if err := cl.checkFields(kind, lo.FieldSelector); err != nil {
+			return nil, err
+		}
+	}
+	opts := model.ListOptions{Namespace: lo.Namespace}
+	if !cl.mapper.namespaced(kind) {
+		opts.Namespace = ""
+	}
+	if lo.LabelSelector != nil {
+		opts.Selector = equalities(lo.LabelSelector)
+	}
+	mos, err := r.List(kind, opts)
+	if err != nil {
+		gvk, _ := cl.conv.GVK(kind)
+		return nil, cl.apiError(err, gvk, "")
+	}
+	var out []client.Object
+	for _, mo := range mos {
+		if lo.Limit > 0 && int64(len(out)) >= lo.Limit {
+			break
+		}
+		obj, err := cl.conv.New(kind)
+		if err != nil {
+			return nil, err
+		}
+		if err := cl.fromModel(mo, obj); err != nil {
+			return nil, err
+		}
+		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		if lo.FieldSelector != nil && !cl.matchFields(kind, obj, lo.FieldSelector) {
+			continue
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// equalities extracts the label=value requirements of a selector, which
+// the model's label index can serve; the full selector is applied after.
+func equalities(sel labels.Selector) model.Selector {
+	reqs, _ := sel.Requirements()
+	var out model.Selector
+	for _, r := range reqs {
+		op := r.Operator()
+		if op != selection.Equals && op != selection.DoubleEquals && (op != selection.In || r.Values().Len() != 1) {
+			continue
+		}
+		if out == nil {
+			out = model.Selector{}
+		}
+		out[r.Key()] = r.Values().List()[0]
+	}
+	return out
+}
+
+// checkFields rejects what controller-runtime's cache rejects: a field
+// selector that is not all exact matches, or on a field nobody indexed.
+func (cl *modelClient) checkFields(kind string, sel fields.Selector) error {
+	for _, r := range sel.Requirements() {
+		if r.Operator != selection.Equals && r.Operator != selection.DoubleEquals {
+			return fmt.Errorf("non-exact field matches are not supported by the cache")
+		}
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" && cl.indexes[kind][r.Field] == nil {
+			return fmt.Errorf("index with name field:%s does not exist", r.Field)
+		}
+	}
+	return nil
+}
+
+// matchFields reports whether obj has every field value sel asks for.
+func (cl *modelClient) matchFields(kind string, obj client.Object, sel fields.Selector) bool {
+	for _, r := range sel.Requirements() {
+		var values []string
+		switch r.Field {
+		case "metadata.name":
+			values = []string{obj.GetName()}
+		case "metadata.namespace":
+			values = []string{obj.GetNamespace()}
+		default:
+			values = cl.indexes[kind][r.Field](obj)
+		}
+		if !slices.Contains(values, r.Value) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,133 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/model"
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// env is what every client of a manager shares: the converter, the REST
+// mapper and the field indexes.
+type env struct {
+	conv    *convert.Converter
+	mapper  *restMapper
+	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
+	// memo is nil where the env outlives one cluster (invariants).
+	memo memo
+}
+
+func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
+	return &env{conv: conv, mapper: &restMapper{conv: conv, clusterScoped: clusterScoped}, indexes: map[string]map[string]client.IndexerFunc{}}
+}
+
+// ManagerOptions configures a Manager.
+type ManagerOptions struct {
+	// SyncPeriod is how often each informer replays its cache to its
+	// controller, as controller-runtime's cache SyncPeriod; zero turns
+	// resync off. It is rounded up to whole ticks.
+	SyncPeriod time.Duration
+	// Backoff is the rate-limited requeue's backoff, in ticks, that an
+	// error or Requeue gets; zero means model.DefaultBackoff.
+	Backoff model.Backoff
+	// Logger is the logger reconcilers find in their context
+	// (log.FromContext); the zero value discards.
+	Logger logr.Logger
+	// ClusterScoped lists the kinds without a namespace besides the
+	// built-in ones (Namespace, Node, ClusterRole, …).
+	ClusterScoped []client.Object
+}
+
+// Manager stands in for controller-runtime's manager.Manager in one model
+// cluster: controllers are registered with NewControllerManagedBy(m), the
+// scenario's objects are created with Apply, and outside actors get
+// clients from OutsideClient. Build a new one with each cluster.
+type Manager struct {
+	*env
+	cluster *model.Cluster
+	opts    ManagerOptions
+}
+
+// NewManager returns a manager for controllers of cluster c whose objects
+// conv converts.
+func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) (*Manager, error) {
+	if opts.SyncPeriod < 0 {
+		return nil, fmt.Errorf("negative SyncPeriod %v", opts.SyncPeriod)
+	}
+	scoped := map[string]bool{}
+	for _, obj := range opts.ClusterScoped {
+		kind, err := conv.Kind(obj)
+		if err != nil {
+			return nil, err
+		}
+		scoped[kind] = true
+	}
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = logr.Discard()
+	}
+	e := newEnv(conv, scoped)
+	e.memo = memo{}
+	return &Manager{env: e, cluster: c, opts: opts}, nil
+}
+
+// Cluster returns the model cluster.
+func (m *Manager) Cluster() *model.Cluster { return m.cluster }
+
+// Converter returns the converter of typed objects.
+func (m *Manager) Converter() *convert.Converter { return m.conv }
+
+// GetScheme returns the scheme.
+func (m *Manager) GetScheme() *runtime.Scheme { return m.conv.Scheme() }
+
+// GetRESTMapper returns a REST mapper for the scheme's kinds.
+func (m *Manager) GetRESTMapper() meta.RESTMapper { return m.mapper }
+
+// GetFieldIndexer returns the indexer that List's field selectors use.
+func (m *Manager) GetFieldIndexer() client.FieldIndexer { return m }
+
+// IndexField lets every client of the manager select obj's kind by field
+// with List(…, client.MatchingFields{field: value}). Call it before the
+// cluster starts, as with controller-runtime.
+func (m *Manager) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	kind, err := m.conv.Kind(obj)
+	if err != nil {
+		return err
+	}
+	if m.indexes[kind] == nil {
+		m.indexes[kind] = map[string]client.IndexerFunc{}
+	}
+	if m.indexes[kind][field] != nil {
+		return fmt.Errorf("indexer conflict: field %s of %s is already indexed", field, kind)
+	}
+	m.indexes[kind][field] = extract
+	return nil
+}
+
+// Apply creates objects as the scenario's setup; an object's status is
+// written too.
+func (m *Manager) Apply(objs ...client.Object) error {
+	mos := make([]*model.Object, len(objs))
+	for i, obj := range objs {
+		mo, err := m.conv.ToModel(obj)
+		if err != nil {
+			return err
+		}
+		mos[i] = mo
+	}
+	return m.cluster.Apply(mos...)
+}
+
+// OutsideClient returns a client that reads the API server directly and
+// writes under name, for actors and test setup: the world outside the
+// controllers.
+func (m *Manager) OutsideClient(name string) client.Client {
+	out := m.cluster.Outside(name)
+	r := outsideReader{out}
+	return &modelClient{env: m.env, cache: r, live: r, w: out}
+}

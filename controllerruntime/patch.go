@@ -1,0 +1,94 @@
+package controllerruntime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/converge-sim/converge/model"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Patch applies a JSON merge patch, strategic merge patch or JSON patch to
+// the object as the API server has it now, and writes the result with
+// that version's resourceVersion as precondition, so it cannot conflict
+// unless the patch itself carries a resourceVersion (as
+// client.MergeFromWithOptimisticLock does). On success obj holds the
+// stored result.
+func (cl *modelClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if len((&client.PatchOptions{}).ApplyOptions(opts).DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	return cl.patch(obj, patch, false)
+}
+
+// patch applies patch to obj's stored version and writes the metadata and
+// spec, or with status set, the status.
+func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool) error {
+	if cl.w == nil {
+		return errReadOnly
+	}
+	mo, gvk, err := cl.target(obj)
+	if err != nil {
+		return err
+	}
+	data, err := patch.Data(obj)
+	if err != nil {
+		return err
+	}
+	cur, err := cl.live.Get(mo.Kind, mo.Namespace, mo.Name)
+	if err != nil {
+		return cl.apiError(err, gvk, mo.Name)
+	}
+	base, err := cl.conv.New(mo.Kind)
+	if err != nil {
+		return err
+	}
+	if err := cl.fromModel(cur, base); err != nil {
+		return err
+	}
+	patched, err := applyPatch(base, patch.Type(), data)
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	next, err := cl.conv.New(mo.Kind)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(patched, next); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the patched %s does not decode: %v", mo.Ref(), err))
+	}
+	if next.GetName() != mo.Name || next.GetNamespace() != cur.Namespace {
+		return apierrors.NewBadRequest("a patch cannot change an object's name or namespace")
+	}
+	write := func(o *model.Object) error { return cl.w.Update(o) }
+	if status {
+		write = func(o *model.Object) error { return cl.w.UpdateStatus(o) }
+	}
+	return cl.writeAs(next, obj, write)
+}
+
+// applyPatch applies data, a patch of type pt, to base's JSON.
+func applyPatch(base client.Object, pt types.PatchType, data []byte) ([]byte, error) {
+	orig, err := json.Marshal(base)
+	if err != nil {
+		return nil, err
+	}
+	switch pt {
+	case types.MergePatchType:
+		return jsonpatch.MergePatch(orig, data)
+	case types.StrategicMergePatchType:
+		return strategicpatch.StrategicMergePatch(orig, data, base)
+	case types.JSONPatchType:
+		p, err := jsonpatch.DecodePatch(data)
+		if err != nil {
+			return nil, err
+		}
+		return p.Apply(orig)
+	}
+	return nil, fmt.Errorf("patch type %s is not supported by converge's model API server", pt)
+}

@@ -1,0 +1,41 @@
+package controllerruntime
+
+import (
+	"context"
+	"errors"
+
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/model"
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+func logIntoContext(l logr.Logger) context.Context {
+	return log.IntoContext(context.Background(), l)
+}
+
+// adapter runs a controller-runtime reconciler as a model reconciler, with
+// controller-runtime's result semantics: an error requeues with backoff
+// and overrides the result; a terminal error (reconcile.TerminalError) is
+// not requeued; RequeueAfter requeues after the duration, in whole ticks;
+// Requeue requeues with backoff. A panic is not recovered into an error,
+// as controller-runtime's RecoverPanic would: the model reports it as a
+// finding.
+type adapter struct {
+	ctx  context.Context
+	r    reconcile.Reconciler
+	conv *convert.Converter
+}
+
+func (a *adapter) Reconcile(req model.Request) (model.Result, error) {
+	res, err := a.r.Reconcile(a.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: req.Namespace, Name: req.Name}})
+	if err != nil {
+		if errors.Is(err, reconcile.TerminalError(nil)) {
+			return model.Result{}, nil
+		}
+		return model.Result{}, err
+	}
+	return model.Result{Requeue: res.Requeue, RequeueAfter: a.conv.Ticks(res.RequeueAfter)}, nil //nolint:staticcheck // Requeue is deprecated, not gone
+}
