@@ -19,7 +19,7 @@ func TestSameChoicesSameTrace(t *testing.T) {
 	sched := faults.Schedule{
 		{At: 2, Fault: faults.Drop{Controller: "replicaset", Resource: "Pod"}},
 		{At: 4, Fault: faults.Restart{Controller: "replicaset", Down: 3}},
-		{At: 5, Fault: faults.Edit{Target: faults.EditTarget{Resource: "ReplicaSet", Field: "replicas", Max: 5}, Value: 4}},
+		{At: 5, Fault: faults.Edit{Target: faults.EditTarget{Resource: "ReplicaSet", Path: "spec.replicas", Max: 5}, Value: 4}},
 	}
 	choices := []int{3, 1, 4, 1, 5, 0, 2, 6, 5, 3, 5, 0, 0, 2, 1, 3, 0, 4, 1, 2, 0, 0, 1}
 	var hashes []string

@@ -70,7 +70,7 @@ func Scenario(name string, conv *convert.Converter, opts Options) properties.Sce
 		},
 		Edits: []faults.EditTarget{
 			{Resource: "Pod"},
-			{Resource: "ReplicaSet", Field: "replicas", Min: 0, Max: 5},
+			{Resource: "ReplicaSet", Path: "spec.replicas", Min: 0, Max: 5},
 		},
 	}
 }
