@@ -1,82 +1,447 @@
 package fuzzrun
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
 	"time"
-
-	"github.com/converge-sim/converge/faults"
-	"github.com/converge-sim/converge/properties"
 )
 
-// Row is one line of a campaign: a scenario under one fault mix.
-type Row struct {
-	Scenario properties.Scenario
-	Mix      faults.Mix
-	// Expect is what the scenario must show under Mix; Known is false when
-	// the scenario declares nothing for this mix.
-	Expect properties.Expectation
-	Known  bool
+// abandonGrace is how long runs in flight may finish after SIGINT or
+// SIGTERM before they are abandoned; a second signal abandons them at
+// once.
+const abandonGrace = 5 * time.Second
+
+// tickEvery paces hang checks and the terminal progress line.
+const tickEvery = 200 * time.Millisecond
+
+// Batches: a job runs for batchTarget (less near the deadline), and holds
+// twice as many seeds as the row's mean run time so far fits in it, at
+// most maxBatch.
+const (
+	batchTarget = 100 * time.Millisecond
+	maxBatch    = 1000
+)
+
+// campaign runs the rows' seeds on workers until the budget is spent, the
+// seed space is exhausted or a signal stops it. It owns all its state: the
+// workers only run jobs and report events.
+type campaign struct {
+	opts   *options
+	stdout io.Writer
+	stderr io.Writer
+	rows   []*rowState
+	store  *store
+	evs    events
+	slots  map[int]*slot
+	nextID int
+	jobs   int
+	start  time.Time
+	// deadline is the end of the wall-clock budget; zero for none.
+	deadline time.Time
+
+	stopping    bool
+	interrupted bool
+	abandonAt   time.Time
+	abandoned   int
+	// noRespawn is set when a worker cannot be replaced (an in-process run
+	// hung), with the reason.
+	noRespawn string
+	runs      int
+	// writeErrors counts findings that could not be written to -out.
+	writeErrors int
+	progress    *progress
 }
 
-// RowResult is what a campaign found for one row.
-type RowResult struct {
-	Scenario string `json:"scenario"`
-	Faults   string `json:"faults"`
-	Runs     int    `json:"runs"`
-	Failures int    `json:"failures"`
-	// FirstFailingSeed is the seed of the first failing run, 0 if none.
-	FirstFailingSeed uint64 `json:"first_failing_seed,omitempty"`
-	// ShrunkFaults is the number of faults in the first failure's shrunk
-	// schedule, -1 if none failed.
-	ShrunkFaults int `json:"shrunk_faults"`
-	// FirstVerdict is the first failure's verdict.
-	FirstVerdict string `json:"first_verdict,omitempty"`
-	Expect       string `json:"expect"`
-	OK           bool   `json:"ok"`
-	// Error is set when the row could not run at all.
-	Error string `json:"error,omitempty"`
-
-	first *properties.Counterexample
+// slot is a live worker and the job it runs, if any: pos seeds of it are
+// done, the last at lastAt.
+type slot struct {
+	w      worker
+	job    *job
+	pos    int
+	lastAt time.Time
 }
 
-// judge sets OK: a row that must converge has no failure; a row that must
-// fail has failed with the expected verdict; a row without an expectation
-// is ok when nothing failed.
-func (r *RowResult) judge(row Row) {
-	r.Expect = "converges"
-	if row.Known {
-		r.Expect = row.Expect.String()
+// rowState is a row's place in the seed space and what it found so far.
+type rowState struct {
+	row  Row
+	res  RowResult
+	next int // index of the next seed within the shard
+	// retry holds seeds to run (again): those a job did not get to, and
+	// those after a lost run in its job.
+	retry []uint64
+	// spent is the worker time its finished runs took; the campaign gives
+	// the next run to the row that has spent least, so rows share the
+	// budget by time, as they would run one after another.
+	spent time.Duration
+}
+
+func newCampaign(opts *options, stdout, stderr io.Writer) (*campaign, []string, error) {
+	st, warnings, err := openStore(opts.out)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch {
-	case r.Error != "":
-		r.OK = false
-	case !row.Known || row.Expect.Fails == "":
-		r.OK = r.Failures == 0
-	default:
-		r.OK = r.Failures > 0 && r.FirstVerdict == string(row.Expect.Fails)
+	c := &campaign{
+		opts:   opts,
+		stdout: stdout,
+		stderr: stderr,
+		store:  st,
+		evs:    events{c: make(chan event), quit: make(chan struct{})},
+		slots:  map[int]*slot{},
 	}
+	for _, row := range rows(opts) {
+		c.rows = append(c.rows, &rowState{row: row, res: RowResult{Scenario: row.Scenario.Name, Faults: row.Mix.String(), ShrunkFaults: -1}})
+	}
+	return c, warnings, nil
 }
 
-// runRow runs seeds start, start+1, … of the row until the deadline, one
-// rapid run per seed; every failure is shrunk.
-func runRow(row Row, start uint64, deadline time.Time) RowResult {
-	res := RowResult{Scenario: row.Scenario.Name, Faults: row.Mix.String(), ShrunkFaults: -1}
-	for seed := start; res.Runs == 0 || time.Now().Before(deadline); seed++ {
-		sr, err := properties.Search(row.Scenario, row.Mix, properties.SearchOptions{Checks: 1, Seed: seed})
-		if err != nil {
-			res.Error = err.Error()
+// spawn starts one worker: in this process for -workers 1, else a
+// subprocess of this program.
+func (c *campaign) spawn() error {
+	id := c.nextID
+	c.nextID++
+	if c.opts.workers == 1 {
+		c.slots[id] = &slot{w: startInProc(id, c.opts.scenarios, c.evs)}
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this program to run workers: %w", err)
+	}
+	w, err := startProc(id, exe, c.opts.rapidArgs, c.stderr, c.evs)
+	if err != nil {
+		return err
+	}
+	c.slots[id] = &slot{w: w}
+	return nil
+}
+
+// run runs the campaign and returns the exit code.
+func (c *campaign) run() int {
+	c.start = time.Now()
+	if c.opts.duration > 0 {
+		c.deadline = c.start.Add(c.opts.duration)
+	}
+	for range c.opts.workers {
+		if err := c.spawn(); err != nil {
+			if len(c.slots) == 0 {
+				fmt.Fprintf(c.stderr, "fuzzrun: %v\n", err)
+				return ExitUsage
+			}
+			fmt.Fprintf(c.stderr, "fuzzrun: running with %d workers: %v\n", len(c.slots), err)
 			break
 		}
-		res.Runs++
-		if cx := sr.Counterexample; cx != nil {
-			res.Failures++
-			if res.first == nil {
-				res.first = cx
-				res.FirstFailingSeed = cx.Seed
-				res.ShrunkFaults = len(cx.Schedule)
-				res.FirstVerdict = string(cx.Failure.Verdict)
+	}
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	var budget <-chan time.Time
+	if !c.deadline.IsZero() {
+		t := time.NewTimer(time.Until(c.deadline))
+		defer t.Stop()
+		budget = t.C
+	}
+	tick := time.NewTicker(tickEvery)
+	defer tick.Stop()
+	c.progress = newProgress(c)
+	c.progress.begin()
+
+	for {
+		c.dispatch()
+		if c.busy() == 0 {
+			break
+		}
+		select {
+		case ev := <-c.evs.c:
+			c.handle(ev)
+		case <-budget:
+			c.stopping = true
+		case <-sig:
+			if c.interrupted {
+				c.abandonAt = time.Now()
+			} else {
+				c.interrupted, c.stopping = true, true
+				c.abandonAt = time.Now().Add(abandonGrace)
+			}
+			c.checkAbandon()
+		case <-tick.C:
+			c.checkHangs()
+			c.checkAbandon()
+			c.progress.tick()
+		}
+	}
+	c.shutdown()
+	return c.finish()
+}
+
+// dispatch gives a job to every idle worker, while there is one to give.
+func (c *campaign) dispatch() {
+	for id, s := range c.slots {
+		if s.job != nil {
+			continue
+		}
+		r := c.pick()
+		if r == nil {
+			return
+		}
+		seeds := c.batch(r)
+		c.jobs++
+		j := &job{ID: c.jobs, Row: c.index(r), Scenario: r.row.Scenario.Name, Faults: r.row.Mix.String(), Seeds: seeds, Budget: c.budget()}
+		if c.opts.strategy.PCT() {
+			j.Strategy, j.Depth = c.opts.strategy.Name, c.opts.strategy.Depth
+		}
+		s.job, s.pos, s.lastAt = j, 0, time.Now()
+		if err := s.w.start(j); err != nil {
+			// The worker died while idle: its gone event is on its way.
+			// The seeds never ran; they wait for another worker.
+			fmt.Fprintf(c.stderr, "fuzzrun: a worker could not take a job: %v\n", err)
+			r.retry = append(slices.Clone(seeds), r.retry...)
+			delete(c.slots, id)
+			s.w.kill()
+			c.respawn()
+		}
+	}
+}
+
+// pick returns the row to run next: of the rows with seeds left, the one
+// that has spent least time; once the budget is spent, only a row that has
+// not run at all (every row gets one run); nil when there is none.
+func (c *campaign) pick() *rowState {
+	now := time.Now()
+	var best *rowState
+	var bestSpent time.Duration
+	for _, r := range c.rows {
+		if !c.hasSeeds(r) || r.res.Error != "" || (c.stopping && (c.interrupted || r.next > 0)) {
+			continue
+		}
+		spent := r.spent
+		for _, s := range c.slots {
+			if s.job != nil && c.rows[s.job.Row] == r {
+				spent += now.Sub(s.lastAt)
+			}
+		}
+		if best == nil || spent < bestSpent {
+			best, bestSpent = r, spent
+		}
+	}
+	return best
+}
+
+// hasSeeds reports whether the row has seeds left to run.
+func (c *campaign) hasSeeds(r *rowState) bool {
+	_, ok := c.opts.shard.seed(c.opts.seed, c.opts.runs, r.next)
+	return ok || len(r.retry) > 0
+}
+
+// budget is how long the next job may run.
+func (c *campaign) budget() time.Duration {
+	if c.deadline.IsZero() {
+		return batchTarget
+	}
+	return max(0, min(batchTarget, time.Until(c.deadline)))
+}
+
+// batch takes the row's next seeds for one job: seeds to retry first, then
+// the shard's next ones.
+func (c *campaign) batch(r *rowState) []uint64 {
+	n := 1
+	if r.res.Runs > 0 && !c.stopping {
+		mean := r.spent / time.Duration(r.res.Runs)
+		n = min(max(1, 2*int(c.budget()/max(mean, 1))), maxBatch)
+	}
+	seeds := slices.Clone(r.retry[:min(n, len(r.retry))])
+	r.retry = slices.Clone(r.retry[len(seeds):])
+	for len(seeds) < n {
+		seed, ok := c.opts.shard.seed(c.opts.seed, c.opts.runs, r.next)
+		if !ok {
+			break
+		}
+		r.next++
+		seeds = append(seeds, seed)
+	}
+	return seeds
+}
+
+func (c *campaign) index(r *rowState) int {
+	for i, x := range c.rows {
+		if x == r {
+			return i
+		}
+	}
+	panic("fuzzrun: row not in campaign")
+}
+
+// busy returns the number of workers running a job.
+func (c *campaign) busy() int {
+	n := 0
+	for _, s := range c.slots {
+		if s.job != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// handle takes a worker's event. Events of workers the campaign has given
+// up on, and of jobs it no longer waits for, are ignored.
+func (c *campaign) handle(ev event) {
+	s, ok := c.slots[ev.worker]
+	switch {
+	case !ok:
+		return
+	case ev.gone != nil && s.job != nil:
+		c.lose(ev.worker, s, VerdictCrash, fmt.Sprintf("the worker died during the run: %v", ev.gone))
+		return
+	case ev.gone != nil:
+		delete(c.slots, ev.worker)
+		c.respawn()
+		return
+	case s.job == nil || ev.res.Job != s.job.ID:
+		return
+	case ev.res.Done:
+		r := c.rows[s.job.Row]
+		if r.res.Error == "" {
+			r.retry = append(slices.Clone(s.job.Seeds[s.pos:]), r.retry...)
+		}
+		s.job = nil
+		return
+	}
+	r := c.rows[s.job.Row]
+	now := time.Now()
+	r.spent += now.Sub(s.lastAt)
+	s.pos++
+	s.lastAt = now
+	c.runs++
+	r.res.Runs++
+	switch {
+	case ev.res.Error != "":
+		r.res.Error = ev.res.Error
+	case ev.res.Finding != nil:
+		c.found(r, ev.res.Finding)
+	}
+}
+
+// lose gives up on worker id and its run: the run is a finding of its own
+// (a hang or a crash, replayable by seed), the rest of its job is queued
+// again, and the worker is killed and, unless the campaign is stopping,
+// replaced.
+func (c *campaign) lose(id int, s *slot, verdict, summary string) {
+	delete(c.slots, id)
+	s.w.kill()
+	if s.job != nil && s.pos < len(s.job.Seeds) {
+		j := s.job
+		r := c.rows[j.Row]
+		r.spent += time.Since(s.lastAt)
+		c.runs++
+		r.res.Runs++
+		seed := j.Seeds[s.pos]
+		r.retry = append(slices.Clone(j.Seeds[s.pos+1:]), r.retry...)
+		f := lost(j, seed, verdict, summary)
+		f.ReplaySeed = seedCommand(j.Scenario, j.Faults, j.strategy(), seed)
+		if verdict == VerdictHang {
+			f.RunTimeout = c.opts.runTimeout.Seconds()
+		}
+		c.found(r, f)
+		if _, inProc := s.w.(*inProcWorker); inProc {
+			c.noRespawn = "a run hung in this process (-workers 1), and it holds rapid's settings: no other run can start; use -workers 2 or more to have hung runs killed"
+			c.stopping = true
+		}
+	}
+	c.respawn()
+}
+
+// respawn replaces a lost worker while the campaign goes on.
+func (c *campaign) respawn() {
+	if c.stopping || c.noRespawn != "" {
+		return
+	}
+	if err := c.spawn(); err != nil {
+		fmt.Fprintf(c.stderr, "fuzzrun: cannot replace a worker: %v\n", err)
+		if len(c.slots) == 0 {
+			c.noRespawn = err.Error()
+			c.stopping = true
+		}
+	}
+}
+
+// found records a confirmed finding and writes it out at once.
+func (c *campaign) found(r *rowState, f *Finding) {
+	f.Expected = r.row.expects(f.Verdict)
+	r.res.failed(f)
+	st, isNew, err := c.store.add(f)
+	if err != nil {
+		c.writeErrors++
+		fmt.Fprintf(c.stderr, "fuzzrun: cannot write finding %s: %v\n", st.path, err)
+	}
+	c.progress.found(st, isNew, f)
+}
+
+// checkHangs kills the workers whose run has taken longer than
+// -run-timeout.
+func (c *campaign) checkHangs() {
+	for id, s := range c.slots {
+		if s.job != nil && time.Since(s.lastAt) > c.opts.runTimeout {
+			c.lose(id, s, VerdictHang, fmt.Sprintf("the run did not finish within %v (-run-timeout); its worker was killed", c.opts.runTimeout))
+		}
+	}
+}
+
+// checkAbandon kills the runs still in flight once the grace period after
+// a signal is over.
+func (c *campaign) checkAbandon() {
+	if c.abandonAt.IsZero() || time.Now().Before(c.abandonAt) {
+		return
+	}
+	for id, s := range c.slots {
+		if s.job != nil {
+			c.abandoned++
+			delete(c.slots, id)
+			s.w.kill()
+		}
+	}
+}
+
+// shutdown stops the idle workers: each finishes and exits when its stdin
+// closes; one that does not within abandonGrace is killed.
+func (c *campaign) shutdown() {
+	for _, s := range c.slots {
+		s.w.close()
+	}
+	timer := time.NewTimer(abandonGrace)
+	defer timer.Stop()
+	for len(c.slots) > 0 {
+		select {
+		case ev := <-c.evs.c:
+			if ev.gone != nil {
+				delete(c.slots, ev.worker)
+			}
+		case <-timer.C:
+			for id, s := range c.slots {
+				delete(c.slots, id)
+				s.w.kill()
 			}
 		}
 	}
-	res.judge(row)
-	return res
+	close(c.evs.quit)
+}
+
+// finish judges the rows, prints the results and returns the exit code.
+func (c *campaign) finish() int {
+	code := ExitOK
+	results := make([]RowResult, 0, len(c.rows))
+	for _, r := range c.rows {
+		r.res.judge(r.row)
+		if !r.res.OK {
+			code = ExitUnexpected
+		}
+		results = append(results, r.res)
+	}
+	if c.writeErrors > 0 || (c.noRespawn != "" && c.runs == 0) {
+		code = ExitUsage
+	}
+	c.progress.end(results, code)
+	return code
 }

@@ -1,69 +1,132 @@
 package fuzzrun_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/converge-sim/converge/actors"
+	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/fuzzrun"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func run(args ...string) (code int, stdout, stderr string) {
-	var out, errOut bytes.Buffer
-	code = fuzzrun.Run(args, &out, &errOut, scenarios.All())
-	return code, out.String(), errOut.String()
+// TestMain routes worker processes: campaigns with -workers above 1
+// re-execute this test binary as their workers.
+func TestMain(m *testing.M) {
+	fuzzrun.ServeIfWorker(append(scenarios.All(), hanging(), crashing())...)
+	os.Exit(m.Run())
 }
 
-func TestUsageErrorsExitTwoWithAMessage(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		msg  string
-	}{
-		{[]string{"-nope"}, "flag provided but not defined: -nope"},
-		{[]string{"-scenario", "missing"}, `unknown scenario "missing"`},
-		{[]string{"-faults", "drop,flood"}, `unknown fault kind "flood"`},
-		{[]string{"-duration", "-1s"}, "-duration must be positive"},
-		{[]string{"-seed", "0"}, "-seed must be at least 1"},
-		{[]string{"extra"}, `unexpected argument "extra"`},
-	} {
-		code, _, stderr := run(tc.args...)
-		assert.Equal(t, fuzzrun.ExitUsage, code, "%v", tc.args)
-		assert.Contains(t, stderr, tc.msg, "%v", tc.args)
+// broken builds a scenario around a ReplicaSet controller whose reconcile
+// does what bug says, deliberately.
+func broken(name string, bug func()) properties.Scenario {
+	ctrl := replicaset.Level(replicaset.LevelOptions{Name: name, Resync: 20})
+	ctrl.NewReconciler = func(model.Client) model.Reconciler {
+		return model.ReconcilerFunc(func(model.Request) (model.Result, error) {
+			bug()
+			return model.Result{}, nil
+		})
+	}
+	return properties.Scenario{
+		Name: name,
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			if err := c.AddController(ctrl); err != nil {
+				return nil, err
+			}
+			if err := c.AddActor(actors.Killer{Kind: replicaset.PodKind}, 1); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(replicaset.New("default", "web", 1))
+		},
+		Expect: []properties.Expectation{{Faults: faults.Mix{faults.KindDrop}}},
 	}
 }
 
-func TestListShowsScenariosAndFaultKinds(t *testing.T) {
+// hanging never returns from a reconcile: a worker must be killed.
+func hanging() properties.Scenario { return broken("hanging", func() { time.Sleep(time.Hour) }) }
+
+// crashing exits the process from a reconcile: its worker dies.
+func crashing() properties.Scenario { return broken("crashing", func() { os.Exit(3) }) }
+
+func run(args ...string) (code int, stdout, stderr string) {
+	return runWith(scenarios.All(), args...)
+}
+
+func runWith(scs []properties.Scenario, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = fuzzrun.Run(args, &out, &errOut, scs)
+	return code, out.String(), errOut.String()
+}
+
+// events parses -json output into its events, by type.
+func events(t *testing.T, out string) map[string][]map[string]any {
+	t.Helper()
+	byType := map[string][]map[string]any{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		typ, _ := ev["type"].(string)
+		require.NotEmpty(t, typ, sc.Text())
+		byType[typ] = append(byType[typ], ev)
+	}
+	return byType
+}
+
+func TestListShowsScenariosFaultKindsAndStrategies(t *testing.T) {
 	code, out, _ := run("-list")
 	require.Equal(t, fuzzrun.ExitOK, code)
-	for _, want := range []string{"replicaset-level", "replicaset-noresync", "replicaset-edge", "under drop: fails: goal-unmet", "restart"} {
+	for _, want := range []string{"replicaset-level", "replicaset-noresync", "replicaset-edge", "under drop: fails: goal-unmet", "restart", "pct"} {
 		assert.Contains(t, out, want)
 	}
 }
 
+// TestCampaignRowsShowWhatEachScenarioMust runs a campaign of a fixed
+// number of seeds (no wall clock) over scenarios whose failing rows all
+// fail within the first five seeds: rows that must converge, rows that must
+// fail with goal-unmet, fight and a liveness failure.
 func TestCampaignRowsShowWhatEachScenarioMust(t *testing.T) {
-	code, out, stderr := run("-json", "-duration", "6s")
+	selected := []string{"replicaset-level", "replicaset-edge", "pdb-drain"}
+	code, out, stderr := run("-json", "-scenario", strings.Join(selected, ","), "-runs", "5", "-workers", "2")
 	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	evs := events(t, out)
 	rows := 0
-	for _, sc := range scenarios.All() {
+	for _, name := range selected {
+		sc, ok := scenarios.ByName(name)
+		require.True(t, ok)
 		rows += len(sc.Expect)
 	}
-	require.Len(t, lines, rows)
-	for _, line := range lines {
-		var row map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &row))
+	require.Len(t, evs["row"], rows)
+	for _, row := range evs["row"] {
 		for _, key := range []string{"scenario", "faults", "runs", "failures", "expect", "ok"} {
 			assert.Contains(t, row, key)
 		}
-		assert.Equal(t, true, row["ok"], line)
-		assert.Positive(t, row["runs"], line)
+		assert.Equal(t, true, row["ok"], row)
+		assert.Positive(t, row["runs"], row)
 	}
+	require.Len(t, evs["summary"], 1)
+	assert.InDelta(t, 0, evs["summary"][0]["exit_code"], 0)
+	assert.NotEmpty(t, evs["finding"], "the edge-triggered rows fail, and each failure is announced")
+}
+
+func TestTableWithoutATerminalHasNoProgressLine(t *testing.T) {
+	code, out, _ := run("-scenario", "replicaset-level", "-runs", "3", "-workers", "1")
+	require.Equal(t, fuzzrun.ExitOK, code, out)
+	assert.NotContains(t, out, "\r", "no progress line when stdout is not a terminal")
+	assert.True(t, strings.HasPrefix(out, "SCENARIO"), out)
 }
 
 func TestUnexpectedRowExitsOne(t *testing.T) {
@@ -71,11 +134,17 @@ func TestUnexpectedRowExitsOne(t *testing.T) {
 	// drop is wrong, and the campaign says so.
 	wrong := scenarios.ReplicaSetEdge()
 	wrong.Expect = []properties.Expectation{{Faults: faults.Mix{faults.KindDrop}}}
-	var out, errOut bytes.Buffer
-	code := fuzzrun.Run([]string{"-duration", "2s"}, &out, &errOut, []properties.Scenario{wrong})
+	code, out, _ := runWith([]properties.Scenario{wrong}, "-seed", "3", "-runs", "1", "-workers", "1")
 	assert.Equal(t, fuzzrun.ExitUnexpected, code)
-	assert.Contains(t, out.String(), "UNEXPECTED")
-	assert.Contains(t, out.String(), `expected to show "converges", but failed`)
+	assert.Contains(t, out, "UNEXPECTED")
+	assert.Contains(t, out, `expected to show "converges", but failed`)
+	assert.Contains(t, out, "replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults drop -seed 3")
+}
+
+func TestExpectedFailureNotFoundExitsOne(t *testing.T) {
+	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "drop", "-runs", "2", "-workers", "1")
+	assert.Equal(t, fuzzrun.ExitUnexpected, code, "seeds 1 and 2 pass, so the row did not show its failure")
+	assert.Contains(t, out, "but all 2 runs passed")
 }
 
 func TestReplayOfASeedIsByteIdentical(t *testing.T) {
@@ -87,4 +156,30 @@ func TestReplayOfASeedIsByteIdentical(t *testing.T) {
 	assert.Equal(t, out1, out2)
 	assert.Contains(t, out1, "trace (")
 	assert.Contains(t, out1, "replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults restart -seed 1")
+}
+
+func TestReplayOfASeedWithPCTNamesTheStrategy(t *testing.T) {
+	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "restart", "-strategy", "pct", "-seed", "3")
+	assert.Equal(t, fuzzrun.ExitOK, code, out)
+	assert.Contains(t, out, "-strategy pct -seed 3\n")
+}
+
+func TestReplayOfASeedAsJSONLines(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := fuzzrun.Run([]string{"-scenario", "replicaset-edge", "-faults", "restart", "-seed", "1", "-trace-json"}, &out, &errOut, scenarios.All())
+	require.Equal(t, fuzzrun.ExitOK, code)
+	assert.Contains(t, errOut.String(), "goal-unmet", "the report goes to stderr")
+	dec := json.NewDecoder(&out)
+	n := 0
+	for {
+		var rec map[string]any
+		err := dec.Decode(&rec)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		assert.Contains(t, rec, "step")
+		n++
+	}
+	assert.Positive(t, n)
 }

@@ -21,6 +21,12 @@ func Converges(sc Scenario, mix faults.Mix) func(*rapid.T) {
 	return property(sc, mix, propConfig{})
 }
 
+// ConvergesWith is Converges with the interleaving of the fault phase
+// chosen by strategy s.
+func ConvergesWith(sc Scenario, mix faults.Mix, s Strategy) func(*rapid.T) {
+	return property(sc, mix, propConfig{strategy: s})
+}
+
 // Check runs Converges under rapid in a Go test.
 func Check(t *testing.T, sc Scenario, mix faults.Mix) {
 	t.Helper()
@@ -28,7 +34,8 @@ func Check(t *testing.T, sc Scenario, mix faults.Mix) {
 }
 
 type propConfig struct {
-	logger *zap.Logger
+	logger   *zap.Logger
+	strategy Strategy
 	// observe sees every execution with the choices it drew.
 	observe func(out *Outcome, choices []int)
 }
@@ -62,6 +69,10 @@ func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
 	if err != nil {
 		return func(t *rapid.T) { failScenario(t, "invalid scenario or fault mix: "+err.Error()) }
 	}
+	newChooser, err := chooserFor(sc, cfg.strategy)
+	if err != nil {
+		return func(t *rapid.T) { failScenario(t, "invalid strategy: "+err.Error()) }
+	}
 	var gen *rapid.Generator[faults.Schedule]
 	if len(mix) > 0 {
 		gen = faults.Schedules(mix, plan.Topology, plan.Budget)
@@ -72,7 +83,7 @@ func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
 			sched = gen.Draw(t, "faults")
 		}
 		ch := &rapidChooser{t: t}
-		out, err := Execute(sc, sched, ch, RunOptions{Logger: cfg.logger})
+		out, err := Execute(sc, sched, newChooser(t, ch), RunOptions{Logger: cfg.logger})
 		if err != nil {
 			failScenario(t, err.Error())
 		}

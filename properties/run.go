@@ -107,10 +107,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 		if busy {
 			n++
 		}
-		i := 0
-		if n > 1 {
-			i = r.ch.Choose(n, "step")
-		}
+		i := r.chooseStep(n, busy)
 		if busy {
 			if i == 0 {
 				if f := r.settle(r.b.faultSteps - r.faultSteps); f != nil {

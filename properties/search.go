@@ -25,6 +25,8 @@ type SearchOptions struct {
 	Seed uint64
 	// Logger receives the steps of every run at debug level.
 	Logger *zap.Logger
+	// Strategy chooses the interleavings; the zero value is random.
+	Strategy Strategy
 	// ReplayCommand renders the command that replays a seed; the default
 	// is the fuzzrun command line for the scenario.
 	ReplayCommand func(seed uint64) string
@@ -35,6 +37,7 @@ type SearchOptions struct {
 type Counterexample struct {
 	Scenario string
 	Faults   faults.Mix
+	Strategy Strategy
 	// Seed is the rapid seed of the run that first failed; with the same
 	// code, rapid reproduces and shrinks it again from this seed.
 	Seed     uint64
@@ -91,6 +94,9 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	if _, err := PlanFor(sc, mix); err != nil {
 		return nil, err
 	}
+	if err := opts.Strategy.Validate(); err != nil {
+		return nil, err
+	}
 	restore, err := setRapidFlags(opts)
 	if err != nil {
 		return nil, err
@@ -103,7 +109,7 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 		minimal   *Outcome
 		choices   []int
 	)
-	prop := property(sc, mix, propConfig{logger: opts.Logger, observe: func(out *Outcome, ch []int) {
+	prop := property(sc, mix, propConfig{logger: opts.Logger, strategy: opts.Strategy, observe: func(out *Outcome, ch []int) {
 		if !failedYet {
 			runs++
 		}
@@ -130,12 +136,13 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	replay := opts.ReplayCommand
 	if replay == nil {
 		replay = func(seed uint64) string {
-			return fmt.Sprintf("go run ./cmd/fuzzrun -scenario %s -faults %s -seed %d", sc.Name, mix, seed)
+			return fmt.Sprintf("go run ./cmd/fuzzrun -scenario %s -faults %s%s -seed %d", sc.Name, mix, opts.Strategy.flags(), seed)
 		}
 	}
 	res.Counterexample = &Counterexample{
 		Scenario: sc.Name,
 		Faults:   mix,
+		Strategy: opts.Strategy,
 		Seed:     seed,
 		Failure:  minimal.Failure,
 		Schedule: minimal.Schedule,

@@ -1,0 +1,254 @@
+package fuzzrun
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+)
+
+// FindingFormat names the format of finding files; ParseFinding accepts
+// this format only.
+const FindingFormat = "converge-finding/1"
+
+// Verdicts of findings that have no counterexample: the run never
+// reported back, so there is no schedule to replay, only the seed.
+const (
+	// VerdictHang: the run did not finish within -run-timeout; fuzzrun
+	// killed the worker running it.
+	VerdictHang = "hang"
+	// VerdictCrash: the worker process died during the run (a fatal error
+	// in user code, such as a stack overflow or os.Exit).
+	VerdictCrash = "crash"
+)
+
+// Finding is a failure found by a campaign, as saved in its file: enough to
+// replay it exactly (the shrunk schedule and the recorded interleaving
+// choices), to re-run its seed, and to read it without running anything.
+type Finding struct {
+	Format string `json:"format"`
+	// Version is the converge version that found it.
+	Version  string `json:"converge_version"`
+	Scenario string `json:"scenario"`
+	// Faults is the fault mix, as given to -faults.
+	Faults   string `json:"faults"`
+	Seed     uint64 `json:"seed"`
+	Strategy string `json:"strategy"`
+	PCTDepth int    `json:"pct_depth,omitempty"`
+	// Property is the violated property, Verdict how it failed.
+	Property string `json:"property"`
+	Verdict  string `json:"verdict"`
+	Summary  string `json:"summary"`
+	// Expected is whether the scenario must show this verdict under this
+	// mix; an unexpected finding makes the campaign exit 1.
+	Expected  bool     `json:"expected"`
+	Diagnosis []string `json:"diagnosis,omitempty"`
+	// Report is the full failure report, as the campaign printed it.
+	Report string `json:"report"`
+	// Schedule and Choices replay the minimal run exactly. A hang or a
+	// crash has neither.
+	Schedule faults.Schedule `json:"schedule"`
+	Choices  []int           `json:"choices"`
+	Steps    int             `json:"steps"`
+	// TraceSHA256 is the hash of the minimal run's trace; a replay that
+	// prints another trace says so.
+	TraceSHA256 string `json:"trace_sha256,omitempty"`
+	// RunTimeout is, for a hang, the -run-timeout the run exceeded, in
+	// seconds.
+	RunTimeout float64 `json:"run_timeout_s,omitempty"`
+	// Count is how many runs of the campaign found this same failure (same
+	// scenario, property and shrunk-schedule signature).
+	Count int `json:"count"`
+	// Replay replays the file; ReplaySeed re-runs and re-shrinks the seed.
+	Replay     string `json:"replay"`
+	ReplaySeed string `json:"replay_seed"`
+}
+
+// newFinding records a counterexample of the run of j.
+func newFinding(j *job, cx *properties.Counterexample) *Finding {
+	f := &Finding{
+		Format:      FindingFormat,
+		Version:     version(),
+		Scenario:    j.Scenario,
+		Faults:      j.Faults,
+		Seed:        cx.Seed,
+		Strategy:    j.strategy().Name,
+		PCTDepth:    j.Depth,
+		Property:    cx.Failure.Property,
+		Verdict:     string(cx.Failure.Verdict),
+		Summary:     cx.Failure.Summary,
+		Diagnosis:   cx.Failure.Diagnosis,
+		Report:      cx.Report(),
+		Schedule:    cx.Schedule,
+		Choices:     cx.Choices,
+		Steps:       cx.Steps,
+		TraceSHA256: cx.Trace.Hash(),
+		Count:       1,
+	}
+	if f.Schedule == nil {
+		f.Schedule = faults.Schedule{}
+	}
+	if f.Choices == nil {
+		f.Choices = []int{}
+	}
+	return f
+}
+
+// lost records the run of seed that never reported back: a hang or a
+// crash.
+func lost(j *job, seed uint64, verdict, summary string) *Finding {
+	property := "terminates"
+	if verdict == VerdictCrash {
+		property = "no crash"
+	}
+	return &Finding{
+		Format:   FindingFormat,
+		Version:  version(),
+		Scenario: j.Scenario,
+		Faults:   j.Faults,
+		Seed:     seed,
+		Strategy: j.strategy().Name,
+		PCTDepth: j.Depth,
+		Property: property,
+		Verdict:  verdict,
+		Summary:  summary,
+		Report:   fmt.Sprintf("scenario %s, faults %s, seed %d: %s violated (%s): %s\n", j.Scenario, j.Faults, seed, property, verdict, summary),
+		Count:    1,
+	}
+}
+
+// Lost reports whether the finding is a hang or a crash, which replay only
+// by re-running the seed.
+func (f *Finding) Lost() bool { return f.Verdict == VerdictHang || f.Verdict == VerdictCrash }
+
+// key identifies the bug: the same scenario, property and shrunk-schedule
+// signature is the same finding, whatever the seed or the exact fault
+// times. Hangs and crashes have no schedule: one per scenario and mix.
+func (f *Finding) key() string {
+	if f.Lost() {
+		return strings.Join([]string{f.Scenario, f.Verdict, f.Faults}, "\n")
+	}
+	return strings.Join([]string{f.Scenario, f.Property, f.Schedule.Signature()}, "\n")
+}
+
+// fileName is the finding's file name: scenario, verdict and a hash of
+// its key.
+func (f *Finding) fileName() string {
+	sum := sha256.Sum256([]byte(f.key()))
+	return fmt.Sprintf("finding-%s-%s-%s.json", safeName(f.Scenario), safeName(f.Verdict), hex.EncodeToString(sum[:6]))
+}
+
+// safeName keeps letters, digits, '-' and '_' of s for use in a file name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// strategy returns the finding's strategy.
+func (f *Finding) strategy() properties.Strategy {
+	return properties.Strategy{Name: f.Strategy, Depth: f.PCTDepth}
+}
+
+// Marshal renders the finding as indented JSON with a final newline.
+func (f *Finding) Marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// ParseFinding reads a finding file's content. It rejects anything but one
+// JSON object in FindingFormat with every field a replay needs, and says
+// what is wrong.
+func ParseFinding(data []byte) (*Finding, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("empty file")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f Finding
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("not valid JSON: the file ends early (truncated?)")
+		}
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("not valid JSON: data after the finding object")
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// validate reports the first missing or invalid field.
+func (f *Finding) validate() error {
+	switch {
+	case f.Format != FindingFormat:
+		return fmt.Errorf("format %q: want %q", f.Format, FindingFormat)
+	case f.Scenario == "":
+		return errors.New("no scenario")
+	case f.Seed == 0:
+		return errors.New("seed must be at least 1")
+	case f.Property == "":
+		return errors.New("no property")
+	case f.Verdict == "":
+		return errors.New("no verdict")
+	case f.Count < 1:
+		return fmt.Errorf("count %d: must be at least 1", f.Count)
+	case f.Steps < 0:
+		return fmt.Errorf("steps %d: must not be negative", f.Steps)
+	}
+	if _, err := faults.ParseMix(f.Faults); err != nil {
+		return fmt.Errorf("faults: %w", err)
+	}
+	if err := f.strategy().Validate(); err != nil {
+		return fmt.Errorf("strategy: %w", err)
+	}
+	if f.Verdict == VerdictHang && f.RunTimeout <= 0 {
+		return errors.New("a hang needs its run_timeout_s")
+	}
+	if f.Lost() {
+		return nil
+	}
+	switch {
+	case f.Schedule == nil:
+		return errors.New("no schedule: a replay needs the shrunk fault schedule")
+	case f.Choices == nil:
+		return errors.New("no choices: a replay needs the recorded interleaving choices")
+	}
+	for i, c := range f.Choices {
+		if c < 0 {
+			return fmt.Errorf("choice %d is negative (%d)", i, c)
+		}
+	}
+	return nil
+}
+
+// ReadFinding reads and parses a finding file; its errors name the file.
+func ReadFinding(path string) (*Finding, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read finding: %w", err)
+	}
+	f, err := ParseFinding(data)
+	if err != nil {
+		return nil, fmt.Errorf("finding file %s is corrupt: %w", path, err)
+	}
+	return f, nil
+}

@@ -1,0 +1,199 @@
+package fuzzrun
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+)
+
+// DefaultDuration is the budget of a campaign run with neither -duration
+// nor -runs.
+const DefaultDuration = 10 * time.Second
+
+// DefaultRunTimeout is how long one run, shrinking included, may take
+// before its worker is killed and the run reported as a hang. It is well
+// above rapid's default shrink time (30 s).
+const DefaultRunTimeout = 2 * time.Minute
+
+// mode is what one invocation does.
+type mode int
+
+const (
+	modeCampaign mode = iota
+	modeList
+	modeReplayFile
+	modeReplaySeed
+)
+
+type options struct {
+	mode       mode
+	duration   time.Duration // 0: no wall-clock budget (-runs only)
+	runs       int           // seeds per row; 0: unbounded
+	workers    int
+	scenarios  []properties.Scenario
+	mix        faults.Mix
+	seed       uint64
+	strategy   properties.Strategy
+	shard      Shard
+	out        string
+	replay     string
+	traceJSON  bool
+	json       bool
+	runTimeout time.Duration
+	// rapidArgs are the rapid flags given, passed on to workers.
+	rapidArgs []string
+}
+
+// parse parses and validates the command line. getenv reads the shard
+// from the environment when -shard is not given.
+func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv func(string) string) (*options, error) {
+	fs := flag.NewFlagSet("fuzzrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		opts      options
+		scenario  string
+		faultList string
+		strategy  string
+		depth     int
+		shard     string
+		list      bool
+	)
+	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given")
+	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
+	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), "worker processes running seeds in parallel (1 runs in this process)")
+	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
+	fs.StringVar(&faultList, "faults", "", "comma-separated fault kinds: run this one mix instead of each scenario's declared mixes")
+	fs.Uint64Var(&opts.seed, "seed", 1, "first seed; with a single -scenario and no -duration, -runs or -shard, replay this seed (re-run and re-shrink it) and print its trace")
+	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random or pct (probabilistic concurrency testing)")
+	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d)", properties.DefaultPCTDepth))
+	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
+	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
+	fs.StringVar(&opts.replay, "replay", "", "replay the finding in `FILE` exactly and print its trace")
+	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
+	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines")
+	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
+	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, "kill a worker whose run (shrinking included) takes longer, and report a hang")
+	// rapid's own flags (-rapid.shrinktime, …) pass through to rapid.
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Name, "rapid.") {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: fuzzrun [flags]\n\nRuns every scenario under each fault mix it declares and checks that it shows what it must.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) {
+		set[f.Name] = true
+		if strings.HasPrefix(f.Name, "rapid.") {
+			opts.rapidArgs = append(opts.rapidArgs, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+
+	var err error
+	if opts.strategy, err = properties.ParseStrategy(strategy, depth); err != nil {
+		return nil, fmt.Errorf("-strategy: %w", err)
+	}
+	switch {
+	case opts.duration <= 0:
+		return nil, fmt.Errorf("-duration must be positive, got %v", opts.duration)
+	case opts.runs < 0:
+		return nil, fmt.Errorf("-runs must not be negative, got %d", opts.runs)
+	case opts.workers < 1:
+		return nil, fmt.Errorf("-workers must be at least 1, got %d", opts.workers)
+	case opts.seed == 0:
+		return nil, errors.New("-seed must be at least 1 (rapid reads seed 0 as \"pick one at random\")")
+	case opts.runTimeout <= 0:
+		return nil, fmt.Errorf("-run-timeout must be positive, got %v", opts.runTimeout)
+	case len(all) == 0:
+		return nil, errors.New("no scenarios to run")
+	}
+	if set["runs"] && !set["duration"] {
+		opts.duration = 0
+	}
+	for _, sc := range all {
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	opts.scenarios = all
+	if scenario != "" {
+		opts.scenarios = nil
+		for _, name := range strings.Split(scenario, ",") {
+			sc, ok := find(all, strings.TrimSpace(name))
+			if !ok {
+				return nil, fmt.Errorf("unknown scenario %q (fuzzrun -list shows them)", name)
+			}
+			opts.scenarios = append(opts.scenarios, sc)
+		}
+	}
+	if faultList != "" {
+		if opts.mix, err = faults.ParseMix(faultList); err != nil {
+			return nil, err
+		}
+	}
+
+	campaignOnly := []string{"duration", "runs", "workers", "shard", "out", "json", "run-timeout"}
+	switch {
+	case list:
+		opts.mode = modeList
+		return &opts, nil
+	case opts.replay != "":
+		opts.mode = modeReplayFile
+		if bad := anySet(set, append(campaignOnly, "scenario", "faults", "seed", "strategy", "pct-depth")); bad != "" {
+			return nil, fmt.Errorf("-replay replays the file as recorded: it takes no -%s", bad)
+		}
+		return &opts, nil
+	case set["seed"] && len(opts.scenarios) == 1 && !set["duration"] && !set["runs"] && !set["shard"]:
+		opts.mode = modeReplaySeed
+		if bad := anySet(set, campaignOnly); bad != "" {
+			return nil, fmt.Errorf("a seed replay (-scenario and -seed alone) takes no -%s; add -duration or -runs for a campaign", bad)
+		}
+		return &opts, nil
+	}
+	if opts.traceJSON {
+		return nil, errors.New("-trace-json applies to a replay (-replay FILE, or -scenario S -seed N)")
+	}
+	if shard != "" {
+		opts.shard, err = ParseShard(shard)
+		if err != nil {
+			return nil, fmt.Errorf("-shard: %w", err)
+		}
+	} else if opts.shard, err = shardFromEnv(getenv); err != nil {
+		return nil, err
+	}
+	return &opts, nil
+}
+
+// anySet returns the first of names that was set, or "".
+func anySet(set map[string]bool, names []string) string {
+	for _, n := range names {
+		if set[n] {
+			return n
+		}
+	}
+	return ""
+}
+
+func find(all []properties.Scenario, name string) (properties.Scenario, bool) {
+	for _, sc := range all {
+		if sc.Name == name {
+			return sc, true
+		}
+	}
+	return properties.Scenario{}, false
+}

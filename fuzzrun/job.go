@@ -1,0 +1,98 @@
+package fuzzrun
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+)
+
+// job is a batch of runs for a worker: seeds of one row, each searched by
+// rapid with one check and shrunk if it fails. Batches keep workers busy
+// between round trips to the campaign; the worker still reports every
+// seed as soon as it is done, and ends the job once it has run for Budget
+// (a failing seed takes far longer than a passing one, as it shrinks), so
+// that jobs stay short. The campaign runs the seeds left over later.
+type job struct {
+	ID       int           `json:"id"`
+	Row      int           `json:"row"`
+	Scenario string        `json:"scenario"`
+	Faults   string        `json:"faults"`
+	Seeds    []uint64      `json:"seeds"`
+	Budget   time.Duration `json:"budget"`
+	Strategy string        `json:"strategy,omitempty"`
+	Depth    int           `json:"pct_depth,omitempty"`
+}
+
+func (j *job) strategy() properties.Strategy {
+	name := j.Strategy
+	if name == "" {
+		name = properties.StrategyRandom
+	}
+	return properties.Strategy{Name: name, Depth: j.Depth}
+}
+
+// result is what a worker reports for one seed of a job: a finding when
+// the run failed, an error when it could not run at all (which ends the
+// job). A last result with Done ends the job.
+type result struct {
+	Job     int      `json:"job"`
+	Seed    uint64   `json:"seed,omitempty"`
+	Finding *Finding `json:"finding,omitempty"`
+	Error   string   `json:"error,omitempty"`
+	Done    bool     `json:"done,omitempty"`
+}
+
+// runJob runs a job's seeds against the scenarios this program has, until
+// its budget is spent, reporting each result to report, and the end of the
+// job last.
+func runJob(j *job, scenarios []properties.Scenario, report func(result)) {
+	defer report(result{Job: j.ID, Done: true})
+	sc, ok := find(scenarios, j.Scenario)
+	if !ok {
+		report(result{Job: j.ID, Error: fmt.Sprintf("unknown scenario %q", j.Scenario)})
+		return
+	}
+	mix, err := faults.ParseMix(j.Faults)
+	if err != nil {
+		report(result{Job: j.ID, Error: err.Error()})
+		return
+	}
+	start := time.Now()
+	for i, seed := range j.Seeds {
+		if i > 0 && time.Since(start) >= j.Budget {
+			return
+		}
+		res := result{Job: j.ID, Seed: seed}
+		sr, err := properties.Search(sc, mix, properties.SearchOptions{
+			Checks:        1,
+			Seed:          seed,
+			Strategy:      j.strategy(),
+			ReplayCommand: func(seed uint64) string { return seedCommand(j.Scenario, j.Faults, j.strategy(), seed) },
+		})
+		switch {
+		case err != nil:
+			res.Error = err.Error()
+		case sr.Counterexample != nil:
+			res.Finding = newFinding(j, sr.Counterexample)
+			res.Finding.ReplaySeed = sr.Counterexample.Replay
+		}
+		report(res)
+		if res.Error != "" {
+			return
+		}
+	}
+}
+
+// seedCommand is the command that re-runs (and re-shrinks) one seed.
+func seedCommand(scenario, mix string, s properties.Strategy, seed uint64) string {
+	cmd := fmt.Sprintf("%s -scenario %s -faults %s", command(), scenario, mix)
+	if s.PCT() {
+		cmd += " -strategy " + properties.StrategyPCT
+		if s.Depth != 0 {
+			cmd += fmt.Sprintf(" -pct-depth %d", s.Depth)
+		}
+	}
+	return fmt.Sprintf("%s -seed %d", cmd, seed)
+}

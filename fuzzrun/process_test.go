@@ -1,0 +1,124 @@
+//go:build unix
+
+package fuzzrun_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/converge-sim/converge/fuzzrun"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildFuzzrun builds cmd/fuzzrun into a temporary directory.
+func buildFuzzrun(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool to build cmd/fuzzrun: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "fuzzrun")
+	out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/fuzzrun").CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
+	return bin
+}
+
+// campaignProcess starts the binary and returns its command and a reader
+// of its -json events.
+func campaignProcess(t *testing.T, bin string, args ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	return cmd, sc
+}
+
+// next reads events until one of type typ, and returns it.
+func next(t *testing.T, sc *bufio.Scanner, typ string) map[string]any {
+	t.Helper()
+	for sc.Scan() {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		if ev["type"] == typ {
+			return ev
+		}
+	}
+	t.Fatalf("no %q event before the output ended (%v)", typ, sc.Err())
+	return nil
+}
+
+// TestAKilledCampaignLeavesOnlyCompleteFindings kills a campaign with
+// SIGKILL while it is finding and rewriting findings: every finding file
+// it leaves parses, and every one it announced is there.
+func TestAKilledCampaignLeavesOnlyCompleteFindings(t *testing.T) {
+	bin := buildFuzzrun(t)
+	dir := t.TempDir()
+	cmd, events := campaignProcess(t, bin, "-json", "-scenario", "replicaset-edge", "-duration", "10m", "-workers", "2", "-out", dir)
+	announced, rewrites := map[string]bool{}, 0
+	for len(announced) < 2 || rewrites < 1 {
+		ev := next(t, events, "finding")
+		announced[ev["file"].(string)] = true
+		if ev["new"] == false {
+			rewrites++ // the count of a file went up: it was written again
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "%v", err)
+	assert.Equal(t, "signal: killed", exit.Error())
+
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	findings := 0
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), ".tmp-finding-") {
+			continue // a write the kill interrupted, never renamed into place
+		}
+		require.True(t, strings.HasPrefix(e.Name(), "finding-") && strings.HasSuffix(e.Name(), ".json"), "stray file %s", e.Name())
+		_, err := fuzzrun.ReadFinding(path)
+		assert.NoError(t, err)
+		findings++
+	}
+	for path := range announced {
+		_, err := fuzzrun.ReadFinding(path)
+		assert.NoError(t, err, "announced finding %s", path)
+	}
+	assert.GreaterOrEqual(t, findings, len(announced))
+}
+
+// TestSIGTERMStopsTheCampaignAndPrintsTheSummary: a terminated campaign
+// stops starting runs, lets those in flight finish, prints its summary and
+// exits with a code CI can read.
+func TestSIGTERMStopsTheCampaignAndPrintsTheSummary(t *testing.T) {
+	bin := buildFuzzrun(t)
+	cmd, events := campaignProcess(t, bin, "-json", "-scenario", "replicaset-edge", "-duration", "10m", "-workers", "2")
+	next(t, events, "finding")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	summary := next(t, events, "summary")
+	assert.Equal(t, true, summary["interrupted"])
+	assert.Positive(t, summary["runs"])
+	assert.False(t, events.Scan(), "the summary is the last line")
+	err := cmd.Wait()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	}
+	assert.Contains(t, []int{fuzzrun.ExitOK, fuzzrun.ExitUnexpected}, code, "exited by itself, not by the signal: %v", err)
+	assert.InDelta(t, code, summary["exit_code"], 0)
+}

@@ -1,0 +1,68 @@
+package fuzzrun
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// end prints the results: the table and the unexpected rows' reports, or
+// JSON row and summary events.
+func (p *progress) end(results []RowResult, code int) {
+	c := p.c
+	elapsed := time.Since(c.start)
+	if p.enc != nil {
+		for _, r := range results {
+			p.emit(rowEvent{Type: "row", RowResult: r})
+		}
+		p.emit(summaryEvent{Type: "summary", Runs: c.runs, RunsPerS: rate(c.runs, elapsed), Findings: p.findings, Failures: p.failures,
+			Elapsed: elapsed.Seconds(), Interrupted: c.interrupted, Abandoned: c.abandoned, ExitCode: code})
+		return
+	}
+	if p.terminal {
+		fmt.Fprint(c.stdout, "\r\x1b[K")
+	}
+	printTable(c.stdout, results)
+	for _, r := range results {
+		switch {
+		case r.Error != "":
+			fmt.Fprintf(c.stdout, "\n%s under %s could not run: %s\n", r.Scenario, r.Faults, r.Error)
+		case r.firstUnexpected != nil:
+			fmt.Fprintf(c.stdout, "\n%s under %s was expected to show %q, but failed:\n%s", r.Scenario, r.Faults, r.Expect, r.firstUnexpected.Report)
+		case !r.OK:
+			fmt.Fprintf(c.stdout, "\n%s under %s was expected to show %q, but all %d runs passed\n", r.Scenario, r.Faults, r.Expect, r.Runs)
+		}
+	}
+	if c.opts.out != "" && p.findings > 0 {
+		fmt.Fprintf(c.stdout, "\nfindings: %d distinct, from %d failing runs, in %s\n", p.findings, p.failures, c.opts.out)
+	}
+	if c.interrupted {
+		fmt.Fprintf(c.stdout, "\ninterrupted after %s: %d runs, %d abandoned in flight\n", elapsed.Round(time.Millisecond), c.runs, c.abandoned)
+	}
+	if c.noRespawn != "" {
+		fmt.Fprintf(c.stdout, "\nstopped early: %s\n", c.noRespawn)
+	}
+}
+
+// printTable prints one line per row.
+func printTable(w io.Writer, results []RowResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tFAULTS\tRUNS\tFAILURES\tFIRST SEED\tSHRUNK\tEXPECT\tOK")
+	for _, r := range results {
+		seed, shrunk := "-", "-"
+		if r.FirstFailingSeed != 0 {
+			seed = fmt.Sprint(r.FirstFailingSeed)
+			shrunk = fmt.Sprintf("%d faults", r.ShrunkFaults)
+			if r.first.Lost() {
+				shrunk = r.FirstVerdict
+			}
+		}
+		ok := "ok"
+		if !r.OK {
+			ok = "UNEXPECTED"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Scenario, r.Faults, r.Runs, r.Failures, seed, shrunk, r.Expect, ok)
+	}
+	_ = tw.Flush()
+}

@@ -1,0 +1,99 @@
+package fuzzrun
+
+import (
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+)
+
+// Row is one line of a campaign: a scenario under one fault mix.
+type Row struct {
+	Scenario properties.Scenario
+	Mix      faults.Mix
+	// Expect is what the scenario must show under Mix; Known is false when
+	// the scenario declares nothing for this mix.
+	Expect properties.Expectation
+	Known  bool
+}
+
+// expects reports whether a failure with verdict v is what the row must
+// show.
+func (row Row) expects(v string) bool {
+	return row.Known && row.Expect.Fails != "" && string(row.Expect.Fails) == v
+}
+
+// RowResult is what a campaign found for one row.
+type RowResult struct {
+	Scenario string `json:"scenario"`
+	Faults   string `json:"faults"`
+	Runs     int    `json:"runs"`
+	Failures int    `json:"failures"`
+	// Unexpected counts the failures whose verdict the row does not
+	// expect.
+	Unexpected int `json:"unexpected"`
+	// FirstFailingSeed is the lowest failing seed, 0 if none.
+	FirstFailingSeed uint64 `json:"first_failing_seed,omitempty"`
+	// ShrunkFaults is the number of faults in that failure's shrunk
+	// schedule, -1 if none failed.
+	ShrunkFaults int `json:"shrunk_faults"`
+	// FirstVerdict is that failure's verdict.
+	FirstVerdict string `json:"first_verdict,omitempty"`
+	Expect       string `json:"expect"`
+	OK           bool   `json:"ok"`
+	// Error is set when the row could not run at all.
+	Error string `json:"error,omitempty"`
+
+	first, firstUnexpected *Finding
+}
+
+// failed records a failure of the row.
+func (r *RowResult) failed(f *Finding) {
+	r.Failures++
+	if !f.Expected {
+		r.Unexpected++
+		if r.firstUnexpected == nil || f.Seed < r.firstUnexpected.Seed {
+			r.firstUnexpected = f
+		}
+	}
+	if r.first != nil && r.first.Seed <= f.Seed {
+		return
+	}
+	r.first = f
+	r.FirstFailingSeed = f.Seed
+	r.ShrunkFaults = len(f.Schedule)
+	r.FirstVerdict = f.Verdict
+}
+
+// judge sets OK: a row that must converge has no failure; a row that must
+// fail has failed, always with the expected verdict; a row without an
+// expectation is ok when nothing failed.
+func (r *RowResult) judge(row Row) {
+	r.Expect = "converges"
+	if row.Known {
+		r.Expect = row.Expect.String()
+	}
+	switch {
+	case r.Error != "":
+		r.OK = false
+	case !row.Known || row.Expect.Fails == "":
+		r.OK = r.Failures == 0
+	default:
+		r.OK = r.Failures > 0 && r.Unexpected == 0
+	}
+}
+
+// rows lists the campaign's rows: each scenario under each mix it declares,
+// or under the one mix given with -faults.
+func rows(opts *options) []Row {
+	var out []Row
+	for _, sc := range opts.scenarios {
+		if opts.mix != nil {
+			e, ok := sc.ExpectationFor(opts.mix)
+			out = append(out, Row{Scenario: sc, Mix: opts.mix, Expect: e, Known: ok})
+			continue
+		}
+		for _, e := range sc.Expect {
+			out = append(out, Row{Scenario: sc, Mix: e.Faults, Expect: e, Known: true})
+		}
+	}
+	return out
+}

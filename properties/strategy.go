@@ -1,0 +1,141 @@
+package properties
+
+import (
+	"fmt"
+
+	"github.com/converge-sim/converge/model"
+	"pgregory.net/rapid"
+)
+
+// The search strategies: how the fault phase's interleaving is chosen.
+const (
+	// StrategyRandom draws every step from rapid: with the cluster busy,
+	// choice 0 lets it settle, the others pick one enabled action. It is
+	// the default.
+	StrategyRandom = "random"
+	// StrategyPCT is probabilistic concurrency testing (Burckhardt et al.,
+	// ASPLOS 2010): random priorities per source of actions and d−1
+	// priority change points, drawn from rapid before the run; every step
+	// then runs the enabled action of highest priority.
+	StrategyPCT = "pct"
+)
+
+// DefaultPCTDepth is the bug depth d PCT aims at when Strategy.Depth is 0.
+const DefaultPCTDepth = 3
+
+// Strategy is how a property chooses the interleaving of a run's fault
+// phase. The zero value is StrategyRandom. Either way the faults are drawn
+// the same, and the recorded choices replay with Replay.
+type Strategy struct {
+	// Name is StrategyRandom (also when empty) or StrategyPCT.
+	Name string
+	// Depth is PCT's bug depth d, the number of ordering constraints a bug
+	// needs. For n threads and k steps, PCT finds a bug of depth d with
+	// probability at least 1/(n·k^(d−1)) per run; here the sources of
+	// actions stand for threads and k is estimated from a dry run, so the
+	// bound is a guide, not a guarantee. Zero means DefaultPCTDepth; the
+	// random strategy takes none.
+	Depth int
+
+	_ struct{}
+}
+
+// ParseStrategy returns the strategy named name ("random" or "pct") with
+// PCT depth depth (0 for the default).
+func ParseStrategy(name string, depth int) (Strategy, error) {
+	s := Strategy{Name: name, Depth: depth}
+	return s, s.Validate()
+}
+
+// Validate reports what is wrong with the strategy.
+func (s Strategy) Validate() error {
+	switch s.Name {
+	case "", StrategyRandom:
+		if s.Depth != 0 {
+			return fmt.Errorf("strategy random takes no depth (got %d)", s.Depth)
+		}
+	case StrategyPCT:
+		if s.Depth < 0 {
+			return fmt.Errorf("PCT depth must be at least 1, got %d", s.Depth)
+		}
+	default:
+		return fmt.Errorf("unknown strategy %q (known: %s, %s)", s.Name, StrategyRandom, StrategyPCT)
+	}
+	return nil
+}
+
+// PCT reports whether the strategy is PCT.
+func (s Strategy) PCT() bool { return s.Name == StrategyPCT }
+
+// depth returns PCT's d with the default filled in.
+func (s Strategy) depth() int {
+	if s.Depth == 0 {
+		return DefaultPCTDepth
+	}
+	return s.Depth
+}
+
+// String renders "random", "pct" or "pct depth 2".
+func (s Strategy) String() string {
+	switch {
+	case !s.PCT():
+		return StrategyRandom
+	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
+		return StrategyPCT
+	default:
+		return fmt.Sprintf("%s depth %d", StrategyPCT, s.Depth)
+	}
+}
+
+// stepChooser is a chooser that picks the fault phase's next step from the
+// enabled actions themselves, not only from their number. It returns the
+// step in the runner's numbering (0 settles a busy cluster, as
+// Choose(n, "step") would) and records it, so that a ReplayChooser, which
+// knows nothing of strategies, replays it.
+type stepChooser interface {
+	chooseStep(acts []model.Action, busy bool) int
+}
+
+// chooseStep picks the next step of the fault phase among n choices: the
+// enabled actions, after a first "settle" choice when the cluster is busy.
+func (r *runner) chooseStep(n int, busy bool) int {
+	if sc, ok := r.ch.(stepChooser); ok {
+		return sc.chooseStep(r.acts, busy)
+	}
+	if n > 1 {
+		return r.ch.Choose(n, "step")
+	}
+	return 0
+}
+
+// chooserFor returns how a property run of sc builds its chooser under
+// strategy s: a function of the run's *rapid.T and its recording rapid
+// chooser, which it draws any up-front choices from.
+func chooserFor(sc Scenario, s Strategy) (func(*rapid.T, *rapidChooser) model.Chooser, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !s.PCT() {
+		return func(_ *rapid.T, ch *rapidChooser) model.Chooser { return ch }, nil
+	}
+	layout, err := pctLayoutFor(sc)
+	if err != nil {
+		return nil, err
+	}
+	return func(t *rapid.T, ch *rapidChooser) model.Chooser {
+		return newPCTChooser(t, ch, layout, s.depth())
+	}, nil
+}
+
+// flags renders the fuzzrun flags that select the strategy, with a leading
+// space, or nothing for the default.
+func (s Strategy) flags() string {
+	switch {
+	case !s.PCT():
+		return ""
+	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
+		return " -strategy " + StrategyPCT
+	default:
+		return fmt.Sprintf(" -strategy %s -pct-depth %d", StrategyPCT, s.Depth)
+	}
+}
