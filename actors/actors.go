@@ -29,11 +29,10 @@ func (s Scaler) Name() string {
 // Act picks an object and a value and updates the object. It reads the
 // object fresh, so the update only conflicts with a write in the same step.
 func (s Scaler) Act(o *model.Outside) error {
-	objs := o.List(s.Kind, model.ListOptions{})
-	if len(objs) == 0 {
+	obj := o.Pick(s.Kind, s.Name()+" picks a "+s.Kind)
+	if obj == nil {
 		return nil
 	}
-	obj := objs[o.Choose(len(objs), s.Name()+" picks a "+s.Kind)]
 	v := s.Min + int64(o.Choose(int(s.Max-s.Min+1), s.Name()+" picks "+s.Field))
 	if obj.Spec == nil {
 		obj.Spec = model.Fields{}
@@ -59,16 +58,10 @@ func (k Killer) Name() string {
 
 // Act deletes one live object of Kind, if there is any.
 func (k Killer) Act(o *model.Outside) error {
-	var live []*model.Object
-	for _, obj := range o.List(k.Kind, model.ListOptions{}) {
-		if !obj.Deleting() {
-			live = append(live, obj)
-		}
-	}
-	if len(live) == 0 {
+	victim := o.Pick(k.Kind, k.Name()+" picks a "+k.Kind)
+	if victim == nil {
 		return nil
 	}
-	victim := live[o.Choose(len(live), k.Name()+" picks a "+k.Kind)]
 	if err := o.Delete(victim.Ref(), model.DeleteOptions{UID: victim.UID}); err != nil {
 		return fmt.Errorf("delete %s: %w", victim.Ref(), err)
 	}
@@ -95,11 +88,10 @@ func (s Set) Act(o *model.Outside) error {
 	if len(s.Values) == 0 {
 		return fmt.Errorf("actor %s has no values to set", s.Actor)
 	}
-	objs := o.List(s.Kind, model.ListOptions{})
-	if len(objs) == 0 {
+	obj := o.Pick(s.Kind, s.Actor+" picks a "+s.Kind)
+	if obj == nil {
 		return nil
 	}
-	obj := objs[o.Choose(len(objs), s.Actor+" picks a "+s.Kind)]
 	v := s.Values[o.Choose(len(s.Values), s.Actor+" picks a value")]
 	if obj.Field(s.Path) == v {
 		return nil

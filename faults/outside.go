@@ -32,19 +32,17 @@ func (e EditTarget) validate() error {
 	return nil
 }
 
-// pick returns the Pick-th live object of kind (in key order, modulo the
-// count), or nil.
+// pick returns the Pick-th object of kind (in key order, modulo the count),
+// or the next one after it that is not being deleted; nil if there is none.
 func pick(c *model.Cluster, kind string, n int) *model.Object {
-	var live []*model.Object
-	for _, o := range c.State().List(kind, model.ListOptions{}) {
-		if !o.Deleting() {
-			live = append(live, o)
+	st := c.State()
+	count := st.Len(kind)
+	for i := range count {
+		if o := st.Nth(kind, (n+i)%count); !o.Deleting() {
+			return o
 		}
 	}
-	if len(live) == 0 {
-		return nil
-	}
-	return live[n%len(live)]
+	return nil
 }
 
 // Editor is the writer name edits are made under.

@@ -40,9 +40,11 @@ type Client interface {
 
 type client struct {
 	ctl *controller
-	// read remembers, per object, the cached version the controller last
-	// read, to tell whether an unconditional write loses an update.
-	read map[Ref]*Object
+	// reads are the cached versions the controller read during step
+	// readStep, to tell whether an unconditional write in the same step
+	// (a read-modify-write in one reconcile) loses an update.
+	reads    []*Object
+	readStep int
 }
 
 func (cl *client) informer(kind string) (*Informer, error) {
@@ -54,10 +56,24 @@ func (cl *client) informer(kind string) (*Informer, error) {
 }
 
 func (cl *client) saw(o *Object) {
-	if cl.read == nil {
-		cl.read = map[Ref]*Object{}
+	if step := cl.ctl.c.step; cl.readStep != step {
+		cl.reads, cl.readStep = cl.reads[:0], step
 	}
-	cl.read[o.Ref()] = o
+	cl.reads = append(cl.reads, o)
+}
+
+// readThisStep returns the version of ref the controller read in this step,
+// the latest if several, or nil.
+func (cl *client) readThisStep(ref Ref) *Object {
+	if cl.readStep != cl.ctl.c.step {
+		return nil
+	}
+	for i := len(cl.reads) - 1; i >= 0; i-- {
+		if o := cl.reads[i]; o.Name == ref.Name && o.Namespace == ref.Namespace && o.Kind == ref.Kind {
+			return o
+		}
+	}
+	return nil
 }
 
 func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
@@ -65,7 +81,7 @@ func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := inf.cache.get(Key(namespace, name))
+	o := inf.cache.get(namespace, name)
 	if o == nil {
 		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
 	}
@@ -94,7 +110,7 @@ func (cl *client) Get(kind, namespace, name string) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := inf.cache.get(Key(namespace, name))
+	o := inf.cache.get(namespace, name)
 	if o == nil {
 		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
 	}
@@ -173,19 +189,19 @@ func (cl *client) Now() Time { return cl.ctl.c.clock.Now() }
 
 // checkLostUpdate looks at an unconditional write (no resourceVersion)
 // before it is made: if another writer changed a field since the version
-// this controller last read, and the write puts that field back to what the
-// controller read, the other writer's change is lost.
+// this controller read in this step, and the write puts that field back to
+// what the controller read, the other writer's change is lost.
 func (cl *client) checkLostUpdate(verb Verb, obj *Object) {
 	if obj.ResourceVersion != 0 {
 		return
 	}
 	ref := obj.Ref()
-	base := cl.read[ref]
+	base := cl.readThisStep(ref)
 	stored := cl.ctl.c.server.Peek(ref)
 	if base == nil || stored == nil || stored.ResourceVersion <= base.ResourceVersion {
 		return
 	}
-	other := cl.ctl.c.lastWriter[ref]
+	other := stored.writer
 	if other == cl.ctl.spec.Name {
 		return
 	}

@@ -106,8 +106,8 @@ type Cluster struct {
 	writes        int
 	rivals        []*rivalState
 	listeners     []func(Write)
-	lastWriter    map[Ref]string
 	lent          []lent
+	snapshots     map[*Object]*Object
 	mutation      *CacheMutation
 	lostUpdate    *LostUpdate
 	reconciled    reconciled
@@ -124,7 +124,7 @@ func NewCluster(cfg Config) *Cluster {
 	if cfg.HistoryWindow <= 0 {
 		cfg.HistoryWindow = 1000
 	}
-	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}, lastWriter: map[Ref]string{}}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}, snapshots: map[*Object]*Object{}}
 	if c.log == nil {
 		c.log = zap.NewNop()
 	}
@@ -375,8 +375,10 @@ func (c *Cluster) Do(a Action) {
 		inf := c.informers[a.Index]
 		c.begin(inf.ctrl.spec.Name, "watch", "")
 		e, outcome := inf.deliver()
-		c.cur.Object = e.String()
+		c.cur.Target, c.cur.Event, c.cur.RV = e.Object.Ref(), e.Type, e.RV()
 		switch outcome {
+		case replayedNow:
+			c.cur.Action, c.cur.Event, c.cur.RV = "resync", 0, 0
 		case dropped:
 			c.notef("notification dropped (fault)")
 			c.dropped = append(c.dropped, Dropped{Controller: inf.ctrl.spec.Name, Event: e, At: c.clock.Now(), Step: c.step})
@@ -385,7 +387,7 @@ func (c *Cluster) Do(a Action) {
 		}
 	case ActRewatch:
 		inf := c.informers[a.Index]
-		c.begin(inf.ctrl.spec.Name, "rewatch "+inf.kind, "")
+		c.begin(inf.ctrl.spec.Name, "rewatch", inf.kind)
 		if inf.rewatch() {
 			c.notef("expired: relisted %d", inf.cache.len())
 		}
@@ -396,7 +398,7 @@ func (c *Cluster) Do(a Action) {
 	case ActCollect:
 		c.begin(GarbageCollector, "collect", "")
 		ref, _ := c.server.CollectGarbage()
-		c.cur.Object = ref.String()
+		c.cur.Target = ref
 	case ActActor:
 		s := c.actors[a.Index]
 		s.moves--
@@ -412,7 +414,7 @@ func (c *Cluster) Do(a Action) {
 		c.begin("clock", "timer", "")
 		t := c.clock.Fire()
 		if c.cur.Action == "timer" {
-			c.cur.Object = t.Name
+			c.cur.text = t.Name
 		}
 	default:
 		panic(fmt.Sprintf("model: unknown action %+v", a))
@@ -538,7 +540,8 @@ func (c *Cluster) begin(actor, action, object string) {
 		c.cur = &c.scratch
 		c.cur.Step = c.step
 	}
-	c.cur.Actor, c.cur.Action, c.cur.Object = actor, action, object
+	c.cur.Actor, c.cur.Action, c.cur.text = actor, action, object
+	c.cur.Target, c.cur.Event, c.cur.RV = Ref{}, 0, 0
 }
 
 // end finishes the current step: pending crashes happen, the record is kept
@@ -559,7 +562,7 @@ func (c *Cluster) end() {
 	}
 	if c.debug {
 		c.log.Debug("step", zap.Int("step", r.Step), zap.Int64("t", int64(r.Time)), zap.String("actor", r.Actor),
-			zap.String("action", r.Action), zap.String("object", r.Object), zap.Stringer("record", r))
+			zap.String("action", r.Action), zap.String("object", r.Subject()), zap.Stringer("record", r))
 	}
 }
 
@@ -568,7 +571,6 @@ func (c *Cluster) OnWrite(fn func(Write)) { c.listeners = append(c.listeners, fn
 
 func (c *Cluster) recordWrite(w Write) {
 	c.writes++
-	c.lastWriter[w.Ref()] = w.Caller
 	for _, fn := range c.listeners {
 		fn(w)
 	}
@@ -579,9 +581,9 @@ func (c *Cluster) recordWrite(w Write) {
 	c.cur.Writes = append(c.cur.Writes, w)
 }
 
-// notef adds a note to the current record.
+// notef adds a note to the current record, unless nothing will read it.
 func (c *Cluster) notef(format string, args ...any) {
-	if c.cur == nil {
+	if c.cur == nil || (c.cfg.DiscardTrace && !c.debug) {
 		return
 	}
 	c.cur.Notes = append(c.cur.Notes, fmt.Sprintf(format, args...))
@@ -670,6 +672,22 @@ func (st State) List(kind string, opts ListOptions) []*Object {
 
 // Kinds returns the kinds the server has stored, sorted.
 func (st State) Kinds() []string { return st.s.Kinds() }
+
+// Len returns how many objects of kind are stored.
+func (st State) Len(kind string) int { return st.s.Count(kind) }
+
+// Nth returns the i-th stored object of kind in key order, or nil.
+func (st State) Nth(kind string, i int) *Object {
+	store := st.s.kinds[kind]
+	if store == nil {
+		return nil
+	}
+	k, ok := store.keys.nth(i)
+	if !ok {
+		return nil
+	}
+	return store.objs[k]
+}
 
 // Count returns how many stored objects of kind match opts.
 func (st State) Count(kind string, opts ListOptions) int {

@@ -41,8 +41,24 @@ type lent struct {
 	snapshot   *Object
 }
 
+// minSnapshots is the least number of copies kept for zero-copy reads;
+// the bound is twice the number of stored objects if that is more. Past it
+// they are dropped and made again as needed.
+const minSnapshots = 4096
+
+// lend records a zero-copy read. Stored objects never change, so one copy
+// per version serves every read of it: a controller that lists the same
+// unchanged pods on every reconcile pays for the copies once.
 func (c *Cluster) lend(controller string, o *Object) {
-	c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: o.DeepCopy()})
+	snap := c.snapshots[o]
+	if snap == nil {
+		if len(c.snapshots) >= max(minSnapshots, 2*len(c.server.uids)) {
+			clear(c.snapshots)
+		}
+		snap = o.DeepCopy()
+		c.snapshots[o] = snap
+	}
+	c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: snap})
 }
 
 // checkLent compares every object lent during the step with its copy. The

@@ -28,16 +28,29 @@ type StatusError struct {
 	Message string
 	// RetryAfter is the server's hint, in ticks, for TooManyRequests.
 	RetryAfter Time
+
+	// format and args render Message on demand: controllers on stale
+	// caches meet conflicts and not-founds often, and most never print them.
+	format string
+	args   []any
 }
 
-func (e *StatusError) Error() string { return string(e.Reason) + ": " + e.Message }
+func (e *StatusError) Error() string {
+	if e.Message == "" && e.format != "" {
+		e.Message = fmt.Sprintf(e.format, e.args...)
+	}
+	return string(e.Reason) + ": " + e.Message
+}
 
 func statusErr(reason Reason, format string, args ...any) *StatusError {
-	return &StatusError{Reason: reason, Message: fmt.Sprintf(format, args...)}
+	return &StatusError{Reason: reason, format: format, args: args}
 }
 
 // ReasonOf returns the reason of an API error, or "" for any other error.
 func ReasonOf(err error) Reason {
+	if se, ok := err.(*StatusError); ok {
+		return se.Reason
+	}
 	var se *StatusError
 	if errors.As(err, &se) {
 		return se.Reason

@@ -19,6 +19,10 @@ type Informer struct {
 	broken     bool
 	mustRelist bool
 	resync     *Timer
+	resyncName string
+	// replay holds the keys a resync still has to replay, one per
+	// delivery step, as client-go's resync queues a Sync delta per key.
+	replay []objKey
 
 	// Faults armed on the informer, each consumed by the next delivery.
 	drops  int        // notifications to lose
@@ -67,9 +71,10 @@ func (inf *Informer) Cached() int { return inf.cache.len() }
 // Each calls fn for every cached object, in key order. fn must not modify
 // them.
 func (inf *Informer) Each(fn func(*Object)) {
-	for _, key := range inf.cache.keys.keys {
-		fn(inf.cache.get(key))
-	}
+	inf.cache.each(ListOptions{}, func(o *Object) bool {
+		fn(o)
+		return true
+	})
 }
 
 // SyncedRV returns the cache's watermark: every event at or below it has
@@ -128,7 +133,10 @@ func (inf *Informer) holds(key string) bool {
 	return false
 }
 
-func (inf *Informer) canDeliver() bool { return inf.next() != -1 }
+func (inf *Informer) canDeliver() bool { return inf.replayPending() || inf.next() != -1 }
+
+// replayPending reports whether a resync has keys left to replay.
+func (inf *Informer) replayPending() bool { return len(inf.replay) > 0 }
 
 // deliveryOutcome says what a delivery step did with its event.
 type deliveryOutcome uint8
@@ -137,6 +145,7 @@ const (
 	delivered deliveryOutcome = iota
 	dropped
 	heldBackNow
+	replayedNow
 )
 
 // deliver takes the next deliverable event. A delay fault holds a stream
@@ -144,6 +153,11 @@ const (
 // notified, unless a drop fault takes the notification. A duplicate fault
 // puts a copy back at the head of the stream.
 func (inf *Informer) deliver() (Event, deliveryOutcome) {
+	if len(inf.replay) > 0 {
+		if o := inf.replayNext(); o != nil {
+			return Event{Type: Modified, Object: o}, replayedNow
+		}
+	}
 	var e Event
 	if i := inf.next(); i <= -2 {
 		e = inf.held[-2-i].event
@@ -176,8 +190,8 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 
 // apply updates the cache with e and remembers the old state for notify.
 func (inf *Informer) apply(e Event) {
-	key := e.Object.Key()
-	inf.prev = inf.cache.get(key)
+	key := keyOf(e.Object)
+	inf.prev = inf.cache.objs[key]
 	if e.Type == Deleted {
 		inf.cache.del(key)
 	} else {
@@ -248,20 +262,22 @@ func (inf *Informer) relist() int {
 	inf.watch = w
 	inf.broken = false
 	inf.mustRelist = false
+	inf.replay = nil // the relist notifies every object itself
 	inf.dropHeld()
 	inf.lastRV = rv
-	present := make(map[string]bool, len(listed))
+	present := make(map[objKey]bool, len(listed))
 	var gone []*Object
 	for _, o := range listed {
-		present[o.Key()] = true
+		present[keyOf(o)] = true
 	}
-	for _, key := range inf.cache.keys.keys {
-		if !present[key] {
-			gone = append(gone, inf.cache.get(key))
+	inf.cache.each(ListOptions{}, func(o *Object) bool {
+		if !present[keyOf(o)] {
+			gone = append(gone, o)
 		}
-	}
+		return true
+	})
 	for _, o := range listed {
-		old := inf.cache.get(o.Key())
+		old := inf.cache.objs[keyOf(o)]
 		inf.cache.put(o)
 		if old != nil {
 			inf.ctrl.notifyUpdate(inf, old, o)
@@ -270,7 +286,7 @@ func (inf *Informer) relist() int {
 		}
 	}
 	for _, o := range gone {
-		inf.cache.del(o.Key())
+		inf.cache.del(keyOf(o))
 		inf.ctrl.notifyDelete(inf, o, true)
 	}
 	return len(listed)
@@ -322,16 +338,27 @@ func (inf *Informer) dropHeld() {
 	inf.held = nil
 }
 
-// replay notifies the controller of every cached object as an update with
-// old == new. It does not contact the server.
-func (inf *Informer) replay() int {
-	n := 0
-	for _, key := range inf.cache.keys.keys {
-		o := inf.cache.get(key)
-		inf.ctrl.notifyUpdate(inf, o, o)
-		n++
+// startReplay begins a resync: it takes the cached keys, and the next
+// delivery steps replay them, one object each, as client-go's informer
+// processes the Sync deltas a resync queues. It does not contact the
+// server.
+func (inf *Informer) startReplay() {
+	inf.replay = inf.cache.keys.appendTo(inf.replay[:0])
+}
+
+// replayNext notifies the controller of the next object to replay that is
+// still cached, as an update with old == new, or returns nil when none is
+// left.
+func (inf *Informer) replayNext() *Object {
+	for len(inf.replay) > 0 {
+		k := inf.replay[0]
+		inf.replay = inf.replay[1:]
+		if o := inf.cache.objs[k]; o != nil {
+			inf.ctrl.notifyUpdate(inf, o, o)
+			return o
+		}
 	}
-	return n
+	return nil
 }
 
 // stop discards the watch, the cache and the resync timer.
@@ -341,6 +368,7 @@ func (inf *Informer) stop() {
 	inf.broken = false
 	inf.mustRelist = false
 	inf.cache = newObjectStore()
+	inf.replay = nil
 	inf.lastRV = 0
 	inf.disarm()
 	inf.dropHeld()

@@ -84,7 +84,9 @@ func TestResyncReplaysTheCacheWithoutReadingTheServer(t *testing.T) {
 	p.Spec["image"] = "v2"
 	require.NoError(t, c.Outside("user").Update(p))
 	(*rec).calls = nil
-	c.Do(Action{Kind: ActTimer}) // resync
+	c.Do(Action{Kind: ActTimer}) // resync starts
+	assert.Empty(t, (*rec).calls, "the replay is one delivery step per object")
+	c.Do(Action{Kind: ActDeliver})
 	require.Len(t, (*rec).calls, 1)
 	assert.Equal(t, "update a uid-1→uid-1 1→1", (*rec).calls[0], "old == new, the cached version")
 }

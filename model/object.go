@@ -128,40 +128,48 @@ func FormatValue(v any) string {
 }
 
 // normalize converts Go integer types to int64 and rejects anything that is
-// not a scalar. It returns the fields unchanged when they are already normal.
+// not a scalar. It returns the fields themselves when they are already
+// normal (the common case, which allocates nothing).
 func (f Fields) normalize(where string) (Fields, error) {
-	var out Fields
-	for _, p := range f.Paths() {
-		var n any
+	if f.normal() {
+		return f, nil
+	}
+	out := make(Fields, len(f))
+	for _, p := range f.Paths() { // sorted, so that the error is always the same one
 		switch v := f[p].(type) {
 		case int64, string, bool:
-			continue
+			out[p] = v
 		case int:
-			n = int64(v)
+			out[p] = int64(v)
 		case int32:
-			n = int64(v)
+			out[p] = int64(v)
 		case int16:
-			n = int64(v)
+			out[p] = int64(v)
 		case int8:
-			n = int64(v)
+			out[p] = int64(v)
 		case uint32:
-			n = int64(v)
+			out[p] = int64(v)
 		case uint16:
-			n = int64(v)
+			out[p] = int64(v)
 		case uint8:
-			n = int64(v)
+			out[p] = int64(v)
 		default:
 			return nil, fmt.Errorf("%s.%s: unsupported value type %T (use int64, string or bool)", where, p, v)
 		}
-		if out == nil {
-			out = maps.Clone(f)
-		}
-		out[p] = n
-	}
-	if out == nil {
-		return f, nil
 	}
 	return out, nil
+}
+
+// normal reports whether every value is an int64, string or bool.
+func (f Fields) normal() bool {
+	for _, v := range f {
+		switch v.(type) {
+		case int64, string, bool:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Object is a Kubernetes-style object: metadata, spec and status. Objects
@@ -189,13 +197,23 @@ type Object struct {
 	OwnerReferences   []OwnerReference
 	Spec              Fields
 	Status            Fields
+
+	// key caches Key() on the server's own, never-modified copies; writer
+	// is who wrote that version.
+	key    string
+	writer string
 }
 
 // Ref returns the object's kind, namespace and name.
 func (o *Object) Ref() Ref { return Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name} }
 
 // Key returns the object's work-queue key, "namespace/name".
-func (o *Object) Key() string { return Key(o.Namespace, o.Name) }
+func (o *Object) Key() string {
+	if o.key != "" {
+		return o.key
+	}
+	return Key(o.Namespace, o.Name)
+}
 
 // Deleting reports whether a delete of the object is waiting on finalizers.
 func (o *Object) Deleting() bool { return o.DeletionTimestamp != nil }
@@ -222,6 +240,7 @@ func (o *Object) DeepCopy() *Object {
 		return nil
 	}
 	c := *o
+	c.key, c.writer = "", "" // a copy may be renamed, and nobody wrote it
 	c.Labels = maps.Clone(o.Labels)
 	c.Spec = maps.Clone(o.Spec)
 	c.Status = maps.Clone(o.Status)

@@ -71,10 +71,13 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 	if ctl.spec.ResyncPeriod <= 0 {
 		return
 	}
-	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, "resync "+inf.Name(), func() {
-		ctl.c.begin(ctl.spec.Name, "resync "+inf.kind, "")
-		n := inf.replay()
-		ctl.c.notef("%d objects", n)
+	if inf.resyncName == "" {
+		inf.resyncName = "resync " + inf.Name()
+	}
+	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, func() {
+		ctl.c.begin(ctl.spec.Name, "resync", inf.kind)
+		inf.startReplay()
+		ctl.c.notef("%d objects to replay", inf.cache.len())
 		ctl.scheduleResync(inf)
 	})
 }
@@ -120,13 +123,14 @@ func (ctl *controller) heal() {
 // RequeueAfter), RequeueAfter requeues after a delay, Requeue requeues with
 // backoff.
 func (ctl *controller) reconcile(key string) {
-	ctl.c.begin(ctl.spec.Name, "reconcile", ctl.spec.For+" "+key)
+	ctl.c.begin(ctl.spec.Name, "reconcile", "")
+	ns, name := SplitKey(key)
+	ctl.c.cur.Target = Ref{Kind: ctl.spec.For, Namespace: ns, Name: name}
 	writes := ctl.c.writes
 	defer func() {
 		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: ctl.c.writes - writes}
 	}()
 	ctl.lastReconcile[key] = ctl.c.clock.Now()
-	ns, name := SplitKey(key)
 	var res Result
 	var err error
 	ok := ctl.c.guard(ctl.spec.Name, func() {

@@ -182,7 +182,7 @@ func (s *Server) lookup(ref Ref) *Object {
 	if st == nil {
 		return nil
 	}
-	return st.get(ref.Key())
+	return st.get(ref.Namespace, ref.Name)
 }
 
 // Get returns a deep copy of the object, or NotFound.
@@ -288,7 +288,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored.Spec = maps.Clone(spec)
 	if stored.Name == "" {
 		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
-	} else if st.get(stored.Key()) != nil {
+	} else if st.get(stored.Namespace, stored.Name) != nil {
 		return statusErr(ReasonAlreadyExists, "%s already exists", stored.Ref())
 	}
 	s.seq++
@@ -299,13 +299,19 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored.CreationTimestamp = s.now()
 	stored.DeletionTimestamp = nil
 	stored.Status = nil
+	stored.key = Key(stored.Namespace, stored.Name)
 	st.put(stored)
 	s.uids[stored.UID] = stored.Ref()
 	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored})
 	if s.orphaned(stored) {
 		s.enqueueGC(stored.Ref())
 	}
-	*obj = *stored.DeepCopy()
+	obj.Name = stored.Name
+	same := fromCallerMeta
+	if obj.Spec.normal() {
+		same |= fromCallerSpec
+	}
+	reflect(obj, stored, same)
 	return failure
 }
 
@@ -322,7 +328,7 @@ func (s *Server) generateName(st *objectStore, namespace, prefix string) string 
 			n /= uint64(len(alphabet))
 		}
 		name := prefix + string(suffix[:])
-		if st.get(Key(namespace, name)) == nil {
+		if st.get(namespace, name) == nil {
 			return name
 		}
 	}
@@ -380,21 +386,40 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		return err
 	}
 	next := *stored
+	same := fromCallerMeta
+	if in.normal() {
+		same |= fromCallerSpec
+	}
 	if verb == VerbUpdateStatus {
+		same = 0
+		if in.normal() {
+			same = fromCallerStatus
+		}
 		if stored.Status.Equal(fields) {
-			*obj = *stored.DeepCopy()
+			reflect(obj, stored, same)
 			return failure
 		}
 		next.Status = maps.Clone(fields)
 	} else {
 		specChanged := !stored.Spec.Equal(fields)
-		if !specChanged && metadataEqual(stored, obj) {
-			*obj = *stored.DeepCopy()
+		labelsSame := maps.Equal(stored.Labels, obj.Labels)
+		finalizersSame := slices.Equal(stored.Finalizers, obj.Finalizers)
+		ownersSame := slices.Equal(stored.OwnerReferences, obj.OwnerReferences)
+		if !specChanged && labelsSame && finalizersSame && ownersSame {
+			reflect(obj, stored, same)
 			return failure
 		}
-		next.Labels = maps.Clone(obj.Labels)
-		next.Finalizers = slices.Clone(obj.Finalizers)
-		next.OwnerReferences = slices.Clone(obj.OwnerReferences)
+		// Unchanged parts keep sharing the stored version's memory: stored
+		// objects are never modified.
+		if !labelsSame {
+			next.Labels = maps.Clone(obj.Labels)
+		}
+		if !finalizersSame {
+			next.Finalizers = slices.Clone(obj.Finalizers)
+		}
+		if !ownersSame {
+			next.OwnerReferences = slices.Clone(obj.OwnerReferences)
+		}
 		if specChanged {
 			next.Spec = maps.Clone(fields)
 			next.Generation++
@@ -405,7 +430,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	w := Write{Caller: caller, Verb: verb, Old: stored, Unconditional: obj.ResourceVersion == 0}
 	if next.Deleting() && len(next.Finalizers) == 0 {
 		s.remove(&next, w)
-		*obj = *next.DeepCopy()
+		reflect(obj, &next, same)
 		return failure
 	}
 	s.store(ref.Kind).put(&next)
@@ -414,8 +439,50 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if verb == VerbUpdate && s.orphaned(&next) {
 		s.enqueueGC(ref)
 	}
-	*obj = *next.DeepCopy()
+	reflect(obj, &next, same)
 	return failure
+}
+
+// parts says which parts of an object a write took from the caller: they
+// already equal what the server stored.
+type parts uint8
+
+const (
+	fromCallerMeta   parts = 1 << iota // labels, finalizers, owner references
+	fromCallerSpec                     // spec
+	fromCallerStatus                   // status
+)
+
+// reflect makes the caller's object what the server stored after a write,
+// as a client's Update does: metadata the server sets, and the parts the
+// write did not take from the caller, copied only where they differ.
+func reflect(obj, stored *Object, same parts) {
+	obj.UID = stored.UID
+	obj.ResourceVersion = stored.ResourceVersion
+	obj.Generation = stored.Generation
+	obj.CreationTimestamp = stored.CreationTimestamp
+	obj.DeletionTimestamp = nil
+	if stored.DeletionTimestamp != nil {
+		t := *stored.DeletionTimestamp
+		obj.DeletionTimestamp = &t
+	}
+	if same&fromCallerMeta == 0 {
+		if !maps.Equal(obj.Labels, stored.Labels) {
+			obj.Labels = maps.Clone(stored.Labels)
+		}
+		if !slices.Equal(obj.Finalizers, stored.Finalizers) {
+			obj.Finalizers = slices.Clone(stored.Finalizers)
+		}
+		if !slices.Equal(obj.OwnerReferences, stored.OwnerReferences) {
+			obj.OwnerReferences = slices.Clone(stored.OwnerReferences)
+		}
+	}
+	if same&fromCallerSpec == 0 && !obj.Spec.Equal(stored.Spec) {
+		obj.Spec = maps.Clone(stored.Spec)
+	}
+	if same&fromCallerStatus == 0 && !obj.Status.Equal(stored.Status) {
+		obj.Status = maps.Clone(stored.Status)
+	}
 }
 
 // Delete deletes the object on behalf of caller. With finalizers it only
@@ -459,17 +526,13 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 // remove takes last (carrying the deletion's resourceVersion) out of the
 // store, emits Deleted and queues orphaned dependents for collection.
 func (s *Server) remove(last *Object, w Write) {
-	s.store(last.Kind).del(last.Key())
+	s.store(last.Kind).del(keyOf(last))
 	delete(s.uids, last.UID)
 	s.emit(Deleted, last, w)
 	for _, kind := range s.kindSeq {
 		set := s.kinds[kind].byOwner[string(last.UID)]
-		if set == nil {
-			continue
-		}
-		for _, key := range set.keys {
-			dep := s.kinds[kind].get(key)
-			if s.orphaned(dep) {
+		for _, key := range set.keys() {
+			if dep := s.kinds[kind].objs[key]; s.orphaned(dep) {
 				s.enqueueGC(dep.Ref())
 			}
 		}
@@ -520,6 +583,7 @@ func (s *Server) CollectGarbage() (Ref, bool) {
 }
 
 func (s *Server) emit(t EventType, o *Object, w Write) {
+	o.writer = w.Caller
 	e := Event{Type: t, Object: o, At: s.now()}
 	w.Rev = o.ResourceVersion
 	s.history = append(s.history, e)

@@ -282,3 +282,17 @@ func TestListUsesSelectorAndOwnerIndexes(t *testing.T) {
 	otherNS, _ := s.List("Pod", ListOptions{Namespace: "kube-system"})
 	assert.Empty(t, otherNS)
 }
+
+func TestWritesGiveTheCallerNormalizedFields(t *testing.T) {
+	s, _ := newTestServer(10)
+	p := pod("a")
+	p.Spec["replicas"] = 3 // an int, stored as int64
+	require.NoError(t, s.Create("test", p))
+	assert.Equal(t, int64(3), p.Spec.Int("replicas"), "the caller's copy reads back what was stored")
+	p.Spec["replicas"] = 4
+	require.NoError(t, s.Update("test", p))
+	assert.Equal(t, int64(4), p.Spec.Int("replicas"))
+	p.Status = Fields{"ready": 1}
+	require.NoError(t, s.UpdateStatus("test", p))
+	assert.Equal(t, int64(1), p.Status.Int("ready"))
+}

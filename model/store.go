@@ -5,23 +5,25 @@ package model
 // not scan every object. The API server and every informer cache use one per
 // kind. Stored objects are never mutated: a write replaces the pointer.
 type objectStore struct {
-	objs    map[string]*Object
-	keys    orderedSet
+	objs    map[objKey]*Object
+	keys    keySet
 	byLabel index // "key=value" → object keys
 	byOwner index // owner UID → object keys
 }
 
 func newObjectStore() *objectStore {
-	return &objectStore{objs: map[string]*Object{}, byLabel: index{}, byOwner: index{}}
+	return &objectStore{objs: map[objKey]*Object{}, byLabel: index{}, byOwner: index{}}
 }
 
-func (s *objectStore) get(key string) *Object { return s.objs[key] }
+func (s *objectStore) get(namespace, name string) *Object {
+	return s.objs[objKey{namespace: namespace, name: name}]
+}
 
 func (s *objectStore) len() int { return len(s.objs) }
 
 // put stores o under its key, replacing any previous version.
 func (s *objectStore) put(o *Object) {
-	key := o.Key()
+	key := keyOf(o)
 	old := s.objs[key]
 	s.objs[key] = o
 	if old == nil {
@@ -36,7 +38,7 @@ func (s *objectStore) put(o *Object) {
 }
 
 // del removes the object at key and returns it, or nil.
-func (s *objectStore) del(key string) *Object {
+func (s *objectStore) del(key objKey) *Object {
 	old := s.objs[key]
 	if old == nil {
 		return nil
@@ -47,7 +49,7 @@ func (s *objectStore) del(key string) *Object {
 	return old
 }
 
-func (s *objectStore) indexAdd(key string, o *Object) {
+func (s *objectStore) indexAdd(key objKey, o *Object) {
 	for k, v := range o.Labels {
 		s.byLabel.add(k+"="+v, key)
 	}
@@ -56,7 +58,7 @@ func (s *objectStore) indexAdd(key string, o *Object) {
 	}
 }
 
-func (s *objectStore) indexRemove(key string, o *Object) {
+func (s *objectStore) indexRemove(key objKey, o *Object) {
 	for k, v := range o.Labels {
 		s.byLabel.remove(k+"="+v, key)
 	}
@@ -112,24 +114,25 @@ func (opts ListOptions) matches(o *Object) bool {
 	return opts.Selector.Matches(o.Labels)
 }
 
-// candidates returns the smallest ordered key set that contains every
-// object matching opts, using the owner and label indexes.
-func (s *objectStore) candidates(opts ListOptions) []string {
-	best := s.keys.keys
+// candidates returns the smallest ordered key set that holds every object
+// matching opts, using the owner and label indexes; nil when none can
+// match.
+func (s *objectStore) candidates(opts ListOptions) *keySet {
+	best := &s.keys
 	if opts.Owner != "" {
 		set := s.byOwner[string(opts.Owner)]
 		if set == nil {
 			return nil
 		}
-		best = set.keys
+		best = set
 	}
 	for k, v := range opts.Selector {
 		set := s.byLabel[k+"="+v]
 		if set == nil {
 			return nil
 		}
-		if len(set.keys) < len(best) {
-			best = set.keys
+		if set.len() < best.len() {
+			best = set
 		}
 	}
 	return best
@@ -137,12 +140,13 @@ func (s *objectStore) candidates(opts ListOptions) []string {
 
 // each calls fn for every stored object matching opts, in key order, and
 // stops early when fn returns false. The objects are the stored ones: fn
-// must not modify them.
+// must not modify them, nor write to the store.
 func (s *objectStore) each(opts ListOptions, fn func(*Object) bool) {
-	for _, key := range s.candidates(opts) {
-		o := s.objs[key]
-		if opts.matches(o) && !fn(o) {
-			return
+	s.candidates(opts).each(func(k objKey) bool {
+		o := s.objs[k]
+		if !opts.matches(o) {
+			return true
 		}
-	}
+		return fn(o)
+	})
 }

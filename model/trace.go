@@ -11,16 +11,45 @@ import (
 )
 
 // Record is one step of a run: when, who acted, what it did, on which
-// object, the writes it made and notes (failed calls, dropped
+// object (see Subject), the writes it made and notes (failed calls, dropped
 // notifications, reconcile results).
 type Record struct {
 	Step   int
 	Time   Time
 	Actor  string
 	Action string
-	Object string
 	Writes []Write
 	Notes  []string
+	// Target is the object the step was about: the event's object for a
+	// delivery (with Event and RV), the reconciled key's object for a
+	// reconcile; zero when the step had none.
+	Target Ref
+	Event  EventType
+	RV     uint64
+	// text is a subject already in words (a timer's name).
+	text string
+}
+
+// Subject renders what the step was about: "Added Pod default/web-x@9",
+// "ReplicaSet default/web", a timer's name, or "".
+func (r *Record) Subject() string {
+	if r.text != "" {
+		return r.text
+	}
+	if r.Target.Kind == "" {
+		return ""
+	}
+	var b strings.Builder
+	if r.Event != 0 {
+		b.WriteString(r.Event.String())
+		b.WriteByte(' ')
+	}
+	b.WriteString(r.Target.String())
+	if r.RV != 0 {
+		b.WriteByte('@')
+		b.WriteString(strconv.FormatUint(r.RV, 10))
+	}
+	return b.String()
 }
 
 // String renders the record on one line.
@@ -34,9 +63,9 @@ func (r *Record) String() string {
 	b.WriteString(r.Actor)
 	b.WriteByte(' ')
 	b.WriteString(r.Action)
-	if r.Object != "" {
+	if subject := r.Subject(); subject != "" {
 		b.WriteByte(' ')
-		b.WriteString(r.Object)
+		b.WriteString(subject)
 	}
 	for i, w := range r.Writes {
 		if i == 0 {
@@ -126,7 +155,7 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	for i := range t.Records {
 		r := &t.Records[i]
-		jr := jsonRecord{Step: r.Step, Time: r.Time, Actor: r.Actor, Action: r.Action, Object: r.Object, Notes: r.Notes}
+		jr := jsonRecord{Step: r.Step, Time: r.Time, Actor: r.Actor, Action: r.Action, Object: r.Subject(), Notes: r.Notes}
 		for _, wr := range r.Writes {
 			jw := jsonWrite{Verb: wr.Verb.String(), Object: wr.Ref().String(), RV: wr.RV(), Writer: wr.Caller}
 			if wr.Old != nil && wr.New != nil {

@@ -2,7 +2,9 @@ package properties_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
@@ -31,4 +33,35 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
+}
+
+// BenchmarkFindAndShrinkEdge searches the edge-triggered scenario under
+// drop from 20 different seeds; each search stops at its first failure and
+// shrinks it. It reports the median wall time and runs of a search.
+func BenchmarkFindAndShrinkEdge(b *testing.B) {
+	sc := scenarios.ReplicaSetEdge()
+	mix := faults.Mix{faults.KindDrop}
+	const seeds = 20
+	var times []time.Duration
+	var runs []int
+	for b.Loop() {
+		times, runs = times[:0], runs[:0]
+		for seed := uint64(1); seed <= seeds; seed++ {
+			start := time.Now()
+			res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: 1000, Seed: seed})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Counterexample == nil {
+				b.Fatalf("seed %d: no failure in 1000 runs", seed)
+			}
+			times = append(times, time.Since(start))
+			runs = append(runs, res.Runs)
+		}
+	}
+	slices.Sort(times)
+	slices.Sort(runs)
+	b.ReportMetric(float64(times[seeds/2].Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(times[seeds-1].Microseconds())/1000, "ms-max")
+	b.ReportMetric(float64(runs[seeds/2]), "runs-median")
 }

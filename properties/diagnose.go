@@ -82,7 +82,7 @@ func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		if r.Actor != controller || r.Action != "reconcile" || !strings.HasSuffix(r.Object, " "+target.Key()) {
+		if r.Actor != controller || r.Action != "reconcile" || r.Target.Key() != target.Key() {
 			continue
 		}
 		for _, n := range r.Notes {
@@ -101,26 +101,17 @@ func lastSeen(c *model.Cluster, controller string, target model.Ref) string {
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		if r.Actor == controller && r.Action == "watch" && len(r.Notes) == 0 && mentions(r.Object, target) {
-			return fmt.Sprintf("the last event %s saw of it: %s at t=%d (step %d)", controller, r.Object, r.Time, r.Step)
+		if r.Actor == controller && r.Action == "watch" && len(r.Notes) == 0 && mentions(r.Target, target) {
+			return fmt.Sprintf("the last event %s saw of it: %s at t=%d (step %d)", controller, r.Subject(), r.Time, r.Step)
 		}
 	}
 	return ""
 }
 
-// mentions reports whether a rendered event ("Modified Pod default/web-x@9")
-// is about the target or an object named after it.
-func mentions(event string, target model.Ref) bool {
-	_, rest, ok := strings.Cut(event, " ")
-	if !ok {
-		return false
-	}
-	kind, name, ok := strings.Cut(rest, " ")
-	if !ok {
-		return false
-	}
-	name, _, _ = strings.Cut(name, "@")
-	return kind == target.Kind && name == target.Key() || strings.HasPrefix(name, target.Key()+"-")
+// mentions reports whether an event's object is the target or named after
+// it (its pods, its ReplicaSets).
+func mentions(obj, target model.Ref) bool {
+	return obj == target || obj.Namespace == target.Namespace && strings.HasPrefix(obj.Name, target.Name+"-")
 }
 
 // chain describes how far the dependents of the object got, level by level

@@ -26,9 +26,10 @@ func New(name string) *model.Object {
 // Alive reports whether a node's kubelet is alive.
 func Alive(n *model.Object) bool { return n != nil && !n.Deleting() && n.Status.Bool("ready") }
 
-// podsOn returns the pods bound to node, from the client's cache.
+// podsOn returns the pods bound to node, from the client's cache, without
+// copying them: callers only read them.
 func podsOn(c model.Client, node string) ([]*model.Object, error) {
-	pods, err := c.List(replicaset.PodKind, model.ListOptions{})
+	pods, err := c.PeekList(replicaset.PodKind, model.ListOptions{})
 	if err != nil {
 		return nil, err
 	}

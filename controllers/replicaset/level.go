@@ -76,7 +76,10 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 	if rs.Deleting() {
 		return model.Result{}, nil
 	}
-	pods, err := r.c.List(PodKind, model.ListOptions{Namespace: rs.Namespace, Selector: Selector(rs)})
+	// The pods are only read: list them without copying, as a lister
+	// does, from the owner index (a pod the ReplicaSet controls carries
+	// its reference).
+	pods, err := r.c.PeekList(PodKind, model.ListOptions{Namespace: rs.Namespace, Owner: rs.UID})
 	if err != nil {
 		return model.Result{}, err
 	}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs converge's benchmarks briefly and prints one JSON object:
+#   steps_per_sec              simulated steps per second, replicaset-level with faults, one core
+#   step_cost_ratio_10k_vs_10  cost of a step with 10,000 pods over its cost with 10
+#   peer_ratio                 controller-runtime fake client (plain object tracker) ns/op
+#                              over converge's API server ns/op, Get+Update of a Pod
+#   find_shrink_ms_median      median time to find and shrink the edge-triggered failure
+#                              under drop, over 20 seeds
+# Raw benchmark output goes to bench/out/ for benchstat (see BENCHMARKS.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench/out
+mkdir -p "$out"
+export GOMAXPROCS=1 # "one core"
+
+go test ./properties/ -run '^$' -bench 'BenchmarkSimulatorSteps' -benchtime 3s >"$out/steps.txt"
+go test ./model/ -run '^$' -bench 'BenchmarkStepCost/pods=(10|10000)$' -benchtime 2s >"$out/stepcost.txt"
+(cd bench/peer && go test -run '^$' -bench 'BenchmarkGetUpdate/(converge|controller-runtime-fake-plain-tracker)$' -benchtime 2s) >"$out/peer.txt"
+go test ./properties/ -run '^$' -bench 'BenchmarkFindAndShrinkEdge' -benchtime 1x >"$out/findshrink.txt"
+
+# metric FILE BENCHMARK-REGEX UNIT prints the value reported in UNIT.
+metric() {
+	awk -v re="$2" -v unit="$3" '$1 ~ re { for (i = 3; i < NF; i++) if ($(i+1) == unit) { print $i; exit } }' "$1"
+}
+
+steps=$(metric "$out/steps.txt" 'BenchmarkSimulatorSteps' 'steps/s')
+small=$(metric "$out/stepcost.txt" 'pods=10(-[0-9]+)?$' 'ns/op')
+large=$(metric "$out/stepcost.txt" 'pods=10000' 'ns/op')
+ours=$(metric "$out/peer.txt" '/converge' 'ns/op')
+peer=$(metric "$out/peer.txt" 'plain-tracker' 'ns/op')
+median=$(metric "$out/findshrink.txt" 'BenchmarkFindAndShrinkEdge' 'ms-median')
+
+for v in "$steps" "$small" "$large" "$ours" "$peer" "$median"; do
+	if [ -z "$v" ]; then echo "report.sh: a benchmark produced no figure; see $out/" >&2; exit 1; fi
+done
+
+awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" 'BEGIN {
+	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f}\n",
+		steps, large / small, peer / ours, median
+}'
