@@ -76,7 +76,9 @@ func (cl *client) readThisStep(ref Ref) *Object {
 	return nil
 }
 
-func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
+// cached returns the cache's own object (not a copy), and remembers the
+// read.
+func (cl *client) cached(kind, namespace, name string) (*Object, error) {
 	inf, err := cl.informer(kind)
 	if err != nil {
 		return nil, err
@@ -86,50 +88,54 @@ func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
 		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
 	}
 	cl.saw(o)
+	return o, nil
+}
+
+// cachedList calls fn with each of the cache's own matching objects, in
+// key order, remembering the reads.
+func (cl *client) cachedList(kind string, opts ListOptions, fn func(*Object)) error {
+	inf, err := cl.informer(kind)
+	if err != nil {
+		return err
+	}
+	inf.cache.each(opts, func(o *Object) bool {
+		cl.saw(o)
+		fn(o)
+		return true
+	})
+	return nil
+}
+
+func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
+	o, err := cl.cached(kind, namespace, name)
+	if err != nil {
+		return nil, err
+	}
 	cl.ctl.c.lend(cl.ctl.spec.Name, o)
 	return o, nil
 }
 
 func (cl *client) PeekList(kind string, opts ListOptions) ([]*Object, error) {
-	inf, err := cl.informer(kind)
-	if err != nil {
-		return nil, err
-	}
 	var out []*Object
-	inf.cache.each(opts, func(o *Object) bool {
-		cl.saw(o)
+	err := cl.cachedList(kind, opts, func(o *Object) {
 		cl.ctl.c.lend(cl.ctl.spec.Name, o)
 		out = append(out, o)
-		return true
 	})
-	return out, nil
+	return out, err
 }
 
 func (cl *client) Get(kind, namespace, name string) (*Object, error) {
-	inf, err := cl.informer(kind)
+	o, err := cl.cached(kind, namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	o := inf.cache.get(namespace, name)
-	if o == nil {
-		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
-	}
-	cl.saw(o)
 	return o.DeepCopy(), nil
 }
 
 func (cl *client) List(kind string, opts ListOptions) ([]*Object, error) {
-	inf, err := cl.informer(kind)
-	if err != nil {
-		return nil, err
-	}
 	var out []*Object
-	inf.cache.each(opts, func(o *Object) bool {
-		cl.saw(o)
-		out = append(out, o.DeepCopy())
-		return true
-	})
-	return out, nil
+	err := cl.cachedList(kind, opts, func(o *Object) { out = append(out, o.DeepCopy()) })
+	return out, err
 }
 
 // call runs one write on behalf of the controller: it fails while the

@@ -145,16 +145,26 @@ func (c *Cluster) intercept(caller string, verb Verb, ref Ref) (error, bool) {
 	return &err, f.applied
 }
 
-// Crash crashes controller now: it loses its memory, caches and queue, and
-// restarts after down ticks with a fresh list of everything.
-func (c *Cluster) Crash(controller string, down Time) error {
+// running returns the named controller if it is up; nil, with a note,
+// when it is down.
+func (c *Cluster) running(controller string) (*controller, error) {
 	ctl := c.controller(controller)
 	if ctl == nil {
-		return fmt.Errorf("no controller %q", controller)
+		return nil, fmt.Errorf("no controller %q", controller)
 	}
 	if !ctl.up {
 		c.notef("no effect: already down")
-		return nil
+		return nil, nil
+	}
+	return ctl, nil
+}
+
+// Crash crashes controller now: it loses its memory, caches and queue, and
+// restarts after down ticks with a fresh list of everything.
+func (c *Cluster) Crash(controller string, down Time) error {
+	ctl, err := c.running(controller)
+	if ctl == nil {
+		return err
 	}
 	ctl.crash(down)
 	c.notef("down for %d", down)
@@ -168,13 +178,9 @@ func (c *Cluster) CrashAfterWrites(controller string, writes int, down Time) err
 	if writes <= 0 {
 		return c.Crash(controller, down)
 	}
-	ctl := c.controller(controller)
+	ctl, err := c.running(controller)
 	if ctl == nil {
-		return fmt.Errorf("no controller %q", controller)
-	}
-	if !ctl.up {
-		c.notef("no effect: already down")
-		return nil
+		return err
 	}
 	ctl.crashAfterWrites = writes
 	ctl.crashDown = down

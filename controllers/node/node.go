@@ -42,6 +42,21 @@ func podsOn(c model.Client, node string) ([]*model.Object, error) {
 	return out, nil
 }
 
+// removeAll removes every pod bound to node with remove (a delete, an
+// eviction), stopping at the first failure; a pod already gone is fine.
+func removeAll(c model.Client, node string, remove func(p *model.Object) error) error {
+	pods, err := podsOn(c, node)
+	if err != nil {
+		return err
+	}
+	for _, p := range pods {
+		if err := remove(p); err != nil && !model.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
 // podsToTheirNode maps a pod's events to the node it is bound to.
 func podsToTheirNode(_ model.Client, p *model.Object) []model.Request {
 	if n := p.Spec.Str("nodeName"); n != "" {
@@ -168,16 +183,9 @@ func Lifecycle() model.Controller {
 				if err != nil || Alive(n) {
 					return model.Result{}, nil
 				}
-				pods, err := podsOn(c, n.Name)
-				if err != nil {
-					return model.Result{}, err
-				}
-				for _, p := range pods {
-					if err := c.Delete(p.Ref(), model.DeleteOptions{UID: p.UID}); err != nil && !model.IsNotFound(err) {
-						return model.Result{}, err
-					}
-				}
-				return model.Result{}, nil
+				return model.Result{}, removeAll(c, n.Name, func(p *model.Object) error {
+					return c.Delete(p.Ref(), model.DeleteOptions{UID: p.UID})
+				})
 			})
 		},
 		Goal: func(s model.State) []model.Unmet {
@@ -212,16 +220,7 @@ func Drain() model.Controller {
 					n.Spec["unschedulable"] = true
 					return model.Result{}, c.Update(n)
 				}
-				pods, err := podsOn(c, n.Name)
-				if err != nil {
-					return model.Result{}, err
-				}
-				for _, p := range pods {
-					if err := c.Evict(p.Ref()); err != nil && !model.IsNotFound(err) {
-						return model.Result{}, err
-					}
-				}
-				return model.Result{}, nil
+				return model.Result{}, removeAll(c, n.Name, func(p *model.Object) error { return c.Evict(p.Ref()) })
 			})
 		},
 		Goal: Drained,
