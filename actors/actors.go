@@ -34,11 +34,7 @@ func (s Scaler) Act(o *model.Outside) error {
 		return nil
 	}
 	v := s.Min + int64(o.Choose(int(s.Max-s.Min+1), s.Name()+" picks "+s.Field))
-	if obj.Spec == nil {
-		obj.Spec = model.Fields{}
-	}
-	obj.Spec[s.Field] = v
-	return o.Update(obj)
+	return o.Set(obj, "spec."+s.Field, v)
 }
 
 // Killer deletes an object of Kind picked from the run's source: a chaos
@@ -96,11 +92,5 @@ func (s Set) Act(o *model.Outside) error {
 	if obj.Field(s.Path) == v {
 		return nil
 	}
-	if err := obj.SetField(s.Path, v); err != nil {
-		return err
-	}
-	if model.IsStatusPath(s.Path) {
-		return o.UpdateStatus(obj)
-	}
-	return o.Update(obj)
+	return o.Set(obj, s.Path, v)
 }

@@ -70,14 +70,7 @@ func (f Edit) Apply(c *model.Cluster) error {
 	if f.Target.Path == "" {
 		return out.Delete(o.Ref(), model.DeleteOptions{UID: o.UID})
 	}
-	obj := o.DeepCopy()
-	if err := obj.SetField(f.Target.Path, f.Value); err != nil {
-		return err
-	}
-	if model.IsStatusPath(f.Target.Path) {
-		return out.UpdateStatus(obj)
-	}
-	return out.Update(obj)
+	return out.Set(o.DeepCopy(), f.Target.Path, f.Value)
 }
 
 func (f Edit) String() string {

@@ -100,6 +100,19 @@ func (o *Outside) UpdateStatus(obj *Object) error {
 	return o.noted(VerbUpdateStatus, obj.Ref(), o.c.server.UpdateStatus(o.name, obj))
 }
 
+// Set sets the field at path ("spec.<path>", "status.<path>" or
+// "metadata.labels.<key>") of obj to v and writes it: through UpdateStatus
+// for a status path, Update otherwise.
+func (o *Outside) Set(obj *Object, path string, v any) error {
+	if err := obj.SetField(path, v); err != nil {
+		return err
+	}
+	if IsStatusPath(path) {
+		return o.UpdateStatus(obj)
+	}
+	return o.Update(obj)
+}
+
 // Delete deletes the object on the API server.
 func (o *Outside) Delete(ref Ref, opts DeleteOptions) error {
 	return o.noted(VerbDelete, ref, o.c.server.Delete(o.name, ref, opts))

@@ -20,7 +20,7 @@ var _ APIReader = (*client)(nil)
 func (cl *client) live(what string, read func() error) error {
 	ctl := cl.ctl
 	var err error
-	if ctl.partitioned {
+	if ctl.partitioned() {
 		err = statusErr(ReasonUnavailable, "%s cannot reach the API server (partition)", ctl.spec.Name)
 	} else {
 		err = read()

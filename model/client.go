@@ -144,7 +144,7 @@ func (cl *client) List(kind string, opts ListOptions) ([]*Object, error) {
 func (cl *client) call(verb Verb, ref Ref, write func(caller string) error) error {
 	ctl := cl.ctl
 	var err error
-	if ctl.partitioned {
+	if ctl.partitioned() {
 		err = statusErr(ReasonUnavailable, "%s cannot reach the API server (partition)", ctl.spec.Name)
 	} else {
 		err = write(ctl.spec.Name)

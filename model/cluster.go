@@ -296,7 +296,7 @@ func (c *Cluster) Enabled(buf []Action) []Action {
 		if inf.canDeliver() {
 			buf = append(buf, Action{Kind: ActDeliver, Index: i})
 			inFlight = true
-		} else if inf.broken && !inf.ctrl.partitioned {
+		} else if inf.broken && !inf.ctrl.partitioned() {
 			buf = append(buf, Action{Kind: ActRewatch, Index: i})
 			inFlight = true
 		}
@@ -337,7 +337,7 @@ func (c *Cluster) Busy() bool {
 		}
 	}
 	for _, inf := range c.informers {
-		if inf.ctrl.up && (inf.canDeliver() || (inf.broken && !inf.ctrl.partitioned)) {
+		if inf.ctrl.up && (inf.canDeliver() || (inf.broken && !inf.ctrl.partitioned())) {
 			return true
 		}
 	}

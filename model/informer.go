@@ -215,12 +215,11 @@ func (inf *Informer) notify(e Event) {
 
 // hold sets e aside for d ticks; then its timer makes it deliverable.
 func (inf *Informer) hold(e Event, d Time) {
-	h := &heldBack{event: e}
-	h.timer = inf.ctrl.c.clock.After(d, "release "+inf.Name(), func() {
+	timer := inf.ctrl.c.clock.After(d, "release "+inf.Name(), func() {
 		inf.ctrl.c.begin(inf.ctrl.spec.Name, "release held "+inf.kind, e.String())
 		inf.release(e)
 	})
-	inf.held = append(inf.held, *h)
+	inf.held = append(inf.held, heldBack{event: e, timer: timer})
 }
 
 // release makes a held event deliverable.

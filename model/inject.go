@@ -98,7 +98,6 @@ func (c *Cluster) Partition(controller string, d Time) error {
 	if ctl == nil {
 		return fmt.Errorf("no controller %q", controller)
 	}
-	ctl.partitioned = true
 	for _, inf := range ctl.informers {
 		if ctl.up && !inf.broken {
 			inf.breakWatch()
@@ -222,15 +221,7 @@ func (r *rivalState) act(c *Cluster) {
 		c.notef("%v", err)
 		return
 	}
-	if err := o.SetField(r.Path, r.Value); err != nil {
-		c.notef("%v", err)
-		return
-	}
-	if IsStatusPath(r.Path) {
-		_ = out.UpdateStatus(o)
-	} else {
-		_ = out.Update(o)
-	}
+	_ = out.Set(o, r.Path, r.Value) // the path was checked at start; Outside notes a failed write
 }
 
 // StartRival starts a rival writer now.

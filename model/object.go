@@ -264,13 +264,6 @@ func NewOwnerReference(owner *Object) OwnerReference {
 	return OwnerReference{Kind: owner.Kind, Name: owner.Name, UID: owner.UID, Controller: true}
 }
 
-// metadataEqual reports whether the user-writable metadata of a and b match.
-func metadataEqual(a, b *Object) bool {
-	return maps.Equal(a.Labels, b.Labels) &&
-		slices.Equal(a.Finalizers, b.Finalizers) &&
-		slices.Equal(a.OwnerReferences, b.OwnerReferences)
-}
-
 // FieldChange is one field that differs between two versions of an object.
 type FieldChange struct {
 	Path string // "spec.replicas", "status.phase", "metadata.labels.app"

@@ -14,10 +14,11 @@ type controller struct {
 	handler   Handler
 	client    *client
 
-	up          bool
-	restart     *Timer
-	partitioned bool
-	partition   *Timer
+	up      bool
+	restart *Timer
+	// partition, while set, is the timer that ends the controller's
+	// partition from the API server.
+	partition *Timer
 	// failures are API errors armed for the controller's next writes.
 	failures []armedFailure
 	// crashAfterWrites, when positive, crashes the controller right after
@@ -246,10 +247,12 @@ type armedFailure struct {
 	applied bool
 }
 
+// partitioned reports whether the controller is cut off from the server.
+func (ctl *controller) partitioned() bool { return ctl.partition != nil }
+
 // endPartition reconnects the controller; its informers rewatch when next
 // scheduled.
 func (ctl *controller) endPartition() {
-	ctl.partitioned = false
 	ctl.partition.Cancel()
 	ctl.partition = nil
 }

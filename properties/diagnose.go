@@ -130,9 +130,7 @@ func chain(s model.State, target model.Ref) []string {
 		}
 		byKind := map[string][]*model.Object{}
 		for _, kind := range s.Kinds() {
-			for _, o := range s.List(kind, model.ListOptions{Namespace: owner.Namespace, Owner: owner.UID}) {
-				byKind[kind] = append(byKind[kind], o)
-			}
+			byKind[kind] = append(byKind[kind], s.List(kind, model.ListOptions{Namespace: owner.Namespace, Owner: owner.UID})...)
 		}
 		for _, kind := range slices.Sorted(maps.Keys(byKind)) {
 			deps := byKind[kind]
