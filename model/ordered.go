@@ -24,7 +24,7 @@ func compareKeys(a, b objKey) int {
 const chunkSize = 128
 
 // keySet is a set of object keys kept in order, so that iterating it is
-// deterministic without sorting on every read (Known trap 9 in DESIGN.md).
+// deterministic without sorting on every read (docs/design.md, trap 9).
 // Keys live in sorted chunks of at most chunkSize: finding a key is two
 // binary searches, inserting or deleting one moves a chunk, not the set, so
 // the cost stays flat as the set grows.

@@ -21,7 +21,7 @@ func (p prng) Choose(n int, _ string) int { return p.r.IntN(n) }
 // scaledCluster builds a started cluster of pods ReplicaSet-controlled
 // pods, settled, with a chaos actor and a user who keep it busy. The resync
 // period grows with the cluster, as real clusters resync in hours, not
-// seconds (Known trap 9).
+// seconds (trap 9 in docs/design.md).
 func scaledCluster(b *testing.B, pods int) *model.Cluster {
 	c := model.NewCluster(model.Config{DiscardTrace: true})
 	resync := model.Time(max(20, pods/podsPerReplicaSet))

@@ -71,7 +71,7 @@ func TestEdgeTriggeredFailsUnderRestartAlone(t *testing.T) {
 	assert.Positive(t, cx.Schedule.Count(faults.KindRestart))
 }
 
-// TestEdgeTriggeredControlGroupConverges is Known trap 4: without faults,
+// TestEdgeTriggeredControlGroupConverges is trap 4 in docs/design.md: without faults,
 // with the user rescaling and chaos deleting pods, the edge-triggered
 // controller converges, so that its failures are the faults' doing.
 func TestEdgeTriggeredControlGroupConverges(t *testing.T) {
@@ -86,7 +86,7 @@ func TestLevelTriggeredWithoutResyncFailsUnderDrop(t *testing.T) {
 func TestSearchLeavesNoFailFiles(t *testing.T) {
 	requireFails(t, scenarios.ReplicaSetEdge(), faults.Mix{faults.KindDrop}, properties.GoalUnmet, 2)
 	_, err := os.Stat("testdata/rapid")
-	assert.True(t, os.IsNotExist(err), "an expected failure must not leave a rapid fail file behind (Known trap 7)")
+	assert.True(t, os.IsNotExist(err), "an expected failure must not leave a rapid fail file behind (trap 7 in docs/design.md)")
 }
 
 func TestCounterexampleReplaysExactly(t *testing.T) {

@@ -99,7 +99,7 @@ func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
 
 // fail reports f through its verdict's own failure site. rapid accepts a
 // shrunk case only if it fails at the same site, so a goal-unmet failure
-// never shrinks into, say, an invariant failure (Known trap 5).
+// never shrinks into, say, an invariant failure (trap 5 in docs/design.md).
 func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 	msg := f.Report(sched)
 	switch f.Verdict {

@@ -61,7 +61,7 @@ type Scenario struct {
 	// MaxSteps caps the steps of a whole run; reaching it while the
 	// cluster is still busy is a no-fixed-point failure. Default 5000:
 	// every shrink candidate of such a failure runs to the bound, so a
-	// modest bound keeps shrinking fast (Known trap 8).
+	// modest bound keeps shrinking fast (trap 8 in docs/design.md).
 	MaxSteps int
 	// CheckIdempotence makes every reconcile that wrote something be
 	// followed at once by a second reconcile of the same key, which must

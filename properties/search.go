@@ -78,7 +78,7 @@ var (
 
 // Search looks for a counterexample to Converges with rapid's engine and
 // returns it shrunk, as a value. It sets rapid's flags for the duration
-// (checks, seed, and no fail files: Known trap 7), so searches are
+// (checks, seed, and no fail files: trap 7 in docs/design.md), so searches are
 // serialized, and it must not run concurrently with other rapid tests in
 // the same process. Outside `go test` it initializes the testing flags
 // rapid reads.
@@ -128,7 +128,7 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	msg := strings.Join(tb.errors, "\n")
 	switch {
 	case strings.Contains(msg, "flaky test"):
-		return nil, fmt.Errorf("scenario %s is nondeterministic: a re-run of the same seed failed differently (Known trap 6)\n%s", sc.Name, msg)
+		return nil, fmt.Errorf("scenario %s is nondeterministic: a re-run of the same seed failed differently (trap 6 in docs/design.md)\n%s", sc.Name, msg)
 	case minimal == nil:
 		return nil, fmt.Errorf("search of scenario %s failed outside the property: %s", sc.Name, msg)
 	}

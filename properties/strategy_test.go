@@ -85,7 +85,7 @@ func TestPCTCounterexampleReplaysExactly(t *testing.T) {
 }
 
 // TestPCTIsDeterministic: the same seed finds and shrinks to the same
-// counterexample, so rapid never sees a flaky test (Known trap 6).
+// counterexample, so rapid never sees a flaky test (trap 6 in docs/design.md).
 func TestPCTIsDeterministic(t *testing.T) {
 	search := func() *properties.Counterexample {
 		res, err := properties.Search(staleSingleton(), nil, properties.SearchOptions{Checks: 300, Seed: 1, Strategy: pct})

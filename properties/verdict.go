@@ -12,7 +12,7 @@ import (
 type Verdict string
 
 // The verdicts. Each has its own failure site in the property, so that rapid
-// shrinks a failure only to smaller failures of the same verdict (Known
+// shrinks a failure only to smaller failures of the same verdict (docs/design.md,
 // trap 5).
 const (
 	// GoalUnmet: the cluster reached a fixed point where a goal does not

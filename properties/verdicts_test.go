@@ -116,7 +116,7 @@ func randomSchedule(seed int, plan properties.Plan, mix faults.Mix) faults.Sched
 	return faults.Schedules(mix, plan.Topology, plan.Budget).Example(seed)
 }
 
-// TestSameSeedSameTrace is the guard against silent nondeterminism (Known
+// TestSameSeedSameTrace is the guard against silent nondeterminism (docs/design.md,
 // trap 6): for 100 seeds of every built-in scenario, two runs give
 // byte-identical traces.
 func TestSameSeedSameTrace(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // over the cluster, so it diverges when a notification is lost (drop),
 // delivered twice (duplicate), collapsed by a relist (expire), or when its
 // memory is lost (restart: the relist delivers an add for every ReplicaSet,
-// and it creates a full set of pods again, as Known trap 3 says).
+// and it creates a full set of pods again, as trap 3 in docs/design.md says).
 func Edge(name string) model.Controller {
 	return model.Controller{
 		Name: name,

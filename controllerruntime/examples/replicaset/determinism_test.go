@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSameChoicesSameTrace is Known trap 6 for the integration: a run of
+// TestSameChoicesSameTrace is trap 6 in docs/design.md for the integration: a run of
 // a controller-runtime reconciler replays byte for byte from its schedule
 // and choices, so rapid can shrink and a seed can replay.
 func TestSameChoicesSameTrace(t *testing.T) {
