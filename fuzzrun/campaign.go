@@ -125,7 +125,7 @@ func (c *campaign) run() int {
 	if c.opts.duration > 0 {
 		c.deadline = c.start.Add(c.opts.duration)
 	}
-	for range c.opts.workers {
+	for range c.workersNeeded() {
 		if err := c.spawn(); err != nil {
 			if len(c.slots) == 0 {
 				fmt.Fprintf(c.stderr, "fuzzrun: %v\n", err)
@@ -175,6 +175,24 @@ func (c *campaign) run() int {
 	}
 	c.shutdown()
 	return c.finish()
+}
+
+// workersNeeded is -workers, or fewer when the campaign has fewer seeds
+// than that to run: a worker without a seed would only cost a process.
+func (c *campaign) workersNeeded() int {
+	if c.opts.runs == 0 {
+		return c.opts.workers
+	}
+	seeds := 0
+	for _, r := range c.rows {
+		for j := 0; seeds < c.opts.workers; j++ {
+			if _, ok := c.opts.shard.seed(c.opts.seed, c.opts.runs, j+r.next); !ok {
+				break
+			}
+			seeds++
+		}
+	}
+	return max(1, min(c.opts.workers, seeds))
 }
 
 // dispatch gives a job to every idle worker, while there is one to give.
@@ -438,6 +456,10 @@ func (c *campaign) finish() int {
 			code = ExitUnexpected
 		}
 		results = append(results, r.res)
+	}
+	if c.interrupted && c.runs == 0 {
+		// Nothing was tested: that is not a pass.
+		code = ExitUnexpected
 	}
 	if c.writeErrors > 0 || (c.noRespawn != "" && c.runs == 0) {
 		code = ExitUsage

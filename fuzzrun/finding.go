@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
@@ -70,7 +72,25 @@ type Finding struct {
 	// Replay replays the file; ReplaySeed re-runs and re-shrinks the seed.
 	Replay     string `json:"replay"`
 	ReplaySeed string `json:"replay_seed"`
+
+	// nullFields are the fields the file gave as null.
+	nullFields []string
 }
+
+// Bounds of a finding file's numbers, checked before anything runs.
+const (
+	// MaxFindingSize is the largest finding file read, in bytes.
+	MaxFindingSize = 16 << 20
+	// maxChoices bounds the recorded choices, and maxChoice each of them.
+	maxChoices = 1 << 20
+	maxChoice  = 1 << 20
+	// maxSteps bounds the recorded step count.
+	maxSteps = 1 << 30
+	// maxCount bounds how many runs found a finding.
+	maxCount = 1 << 40
+	// maxRunTimeout bounds a hang's recorded -run-timeout, in seconds.
+	maxRunTimeout = 24 * 60 * 60
+)
 
 // newFinding records a counterexample of the run of j.
 func newFinding(j *job, cx *properties.Counterexample) *Finding {
@@ -190,6 +210,17 @@ func ParseFinding(data []byte) (*Finding, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("not valid JSON: data after the finding object")
 	}
+	// A null schedule or choices decodes as empty: refuse it, since a
+	// replay would then run a different run and blame the code.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	for _, field := range []string{"schedule", "choices"} {
+		if v, ok := raw[field]; ok && string(bytes.TrimSpace(v)) == "null" {
+			f.nullFields = append(f.nullFields, field)
+		}
+	}
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
@@ -209,10 +240,14 @@ func (f *Finding) validate() error {
 		return errors.New("no property")
 	case f.Verdict == "":
 		return errors.New("no verdict")
-	case f.Count < 1:
-		return fmt.Errorf("count %d: must be at least 1", f.Count)
-	case f.Steps < 0:
-		return fmt.Errorf("steps %d: must not be negative", f.Steps)
+	case f.Count < 1 || f.Count > maxCount:
+		return fmt.Errorf("count %d: must be in [1, %d]", f.Count, int64(maxCount))
+	case f.Steps < 0 || f.Steps > maxSteps:
+		return fmt.Errorf("steps %d: must be in [0, %d]", f.Steps, maxSteps)
+	case f.RunTimeout < 0 || f.RunTimeout > maxRunTimeout:
+		return fmt.Errorf("run_timeout_s %v: must be in [0, %d]", f.RunTimeout, maxRunTimeout)
+	case len(f.Choices) > maxChoices:
+		return fmt.Errorf("choices: %d of them, at most %d", len(f.Choices), maxChoices)
 	}
 	if _, err := faults.ParseMix(f.Faults); err != nil {
 		return fmt.Errorf("faults: %w", err)
@@ -227,22 +262,91 @@ func (f *Finding) validate() error {
 		return nil
 	}
 	switch {
-	case f.Schedule == nil:
+	case f.Schedule == nil || slices.Contains(f.nullFields, "schedule"):
 		return errors.New("no schedule: a replay needs the shrunk fault schedule")
-	case f.Choices == nil:
+	case f.Choices == nil || slices.Contains(f.nullFields, "choices"):
 		return errors.New("no choices: a replay needs the recorded interleaving choices")
 	}
 	for i, c := range f.Choices {
-		if c < 0 {
-			return fmt.Errorf("choice %d is negative (%d)", i, c)
+		if c < 0 || c > maxChoice {
+			return fmt.Errorf("choices[%d] %d: must be in [0, %d]", i, c, maxChoice)
 		}
 	}
 	return nil
 }
 
+// fit checks the finding against the scenario it names, before anything
+// runs: its fault mix can be drawn for the scenario, and its schedule is
+// one the scenario's generator could have drawn (declared edit and rival
+// targets, existing controllers and informers, times, durations, counts
+// and values within the scenario's budget). A finding that does not fit
+// cannot replay; the error says which field is out and its limit.
+func (f *Finding) fit(sc properties.Scenario) error {
+	mix, err := faults.ParseMix(f.Faults)
+	if err != nil {
+		return fmt.Errorf("faults: %w", err)
+	}
+	plan, err := properties.PlanFor(sc, mix)
+	if err != nil {
+		return fmt.Errorf("faults %s: %w", f.Faults, err)
+	}
+	if f.Lost() {
+		return nil
+	}
+	return f.Schedule.Fits(mix, plan.Topology, plan.Budget)
+}
+
+// fileType names a file's type in words.
+func fileType(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a plain file"
+}
+
+// readRegular reads the file at path if it is a regular file of at most
+// limit bytes. It opens without blocking (a FIFO with no writer would
+// block a plain open) and checks the opened file, so a path swapped after
+// a check cannot slip through.
+func readRegular(path string, limit int64) ([]byte, error) {
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fileType(info.Mode()))
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes: a finding file is at most %d", path, info.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(file, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s grew past %d bytes while being read", path, limit)
+	}
+	return data, nil
+}
+
 // ReadFinding reads and parses a finding file; its errors name the file.
+// It reads only a regular file of at most MaxFindingSize bytes: a FIFO, a
+// device (a link to /dev/zero) or a directory is refused before a byte is
+// read, so a bad path can neither block nor exhaust memory.
 func ReadFinding(path string) (*Finding, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, MaxFindingSize)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read finding: %w", err)
 	}

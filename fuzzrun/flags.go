@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -21,6 +22,17 @@ const DefaultDuration = 10 * time.Second
 // before its worker is killed and the run reported as a hang. It is well
 // above rapid's default shrink time (30 s).
 const DefaultRunTimeout = 2 * time.Minute
+
+// Bounds of numeric flags, checked before any work starts.
+const (
+	// maxWorkersPerCPU bounds -workers without -force-workers: more
+	// workers than a few per CPU only add memory and start-up time.
+	maxWorkersPerCPU = 4
+	// MaxWorkers bounds -workers even with -force-workers.
+	MaxWorkers = 1024
+	// MaxRuns bounds -runs.
+	MaxRuns = 1 << 40
+)
 
 // mode is what one invocation does.
 type mode int
@@ -64,15 +76,17 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		depth     int
 		shard     string
 		list      bool
+		force     bool
 	)
 	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given")
 	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
-	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), "worker processes running seeds in parallel (1 runs in this process)")
+	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); at most %d per CPU without -force-workers", maxWorkersPerCPU))
+	fs.BoolVar(&force, "force-workers", false, fmt.Sprintf("allow -workers beyond %d per CPU (up to %d)", maxWorkersPerCPU, MaxWorkers))
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
 	fs.StringVar(&faultList, "faults", "", "comma-separated fault kinds: run this one mix instead of each scenario's declared mixes")
 	fs.Uint64Var(&opts.seed, "seed", 1, "first seed; with a single -scenario and no -duration, -runs or -shard, replay this seed (re-run and re-shrink it) and print its trace")
 	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random or pct (probabilistic concurrency testing)")
-	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d)", properties.DefaultPCTDepth))
+	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d, at most %d)", properties.DefaultPCTDepth, properties.MaxPCTDepth))
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
 	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
 	fs.StringVar(&opts.replay, "replay", "", "replay the finding in `FILE` exactly and print its trace")
@@ -108,7 +122,25 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	if opts.strategy, err = properties.ParseStrategy(strategy, depth); err != nil {
 		return nil, fmt.Errorf("-strategy: %w", err)
 	}
+	maxWorkers := MaxWorkers
+	if !force {
+		maxWorkers = min(MaxWorkers, maxWorkersPerCPU*runtime.NumCPU())
+	}
 	switch {
+	case set["rapid.seed"]:
+		return nil, errors.New("-rapid.seed: fuzzrun sets rapid's seed of each run from -seed; use -seed")
+	case set["rapid.checks"]:
+		return nil, errors.New("-rapid.checks: fuzzrun runs one check per seed; use -runs")
+	case set["replay"] && opts.replay == "":
+		return nil, errors.New("-replay needs a finding file")
+	case opts.runs > MaxRuns:
+		return nil, fmt.Errorf("-runs %d: at most %d", opts.runs, int64(MaxRuns))
+	case opts.workers > maxWorkers && force:
+		return nil, fmt.Errorf("-workers %d: at most %d", opts.workers, maxWorkers)
+	case opts.workers > maxWorkers:
+		return nil, fmt.Errorf("-workers %d: at most %d (%d per CPU, %d CPUs); add -force-workers for up to %d", opts.workers, maxWorkers, maxWorkersPerCPU, runtime.NumCPU(), MaxWorkers)
+	case opts.runs > 0 && opts.seed > math.MaxUint64-uint64(opts.runs-1):
+		return nil, fmt.Errorf("-seed %d with -runs %d: the last seed would pass %d", opts.seed, opts.runs, uint64(math.MaxUint64))
 	case opts.duration <= 0:
 		return nil, fmt.Errorf("-duration must be positive, got %v", opts.duration)
 	case opts.runs < 0:
@@ -119,10 +151,14 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, errors.New("-seed must be at least 1 (rapid reads seed 0 as \"pick one at random\")")
 	case opts.runTimeout <= 0:
 		return nil, fmt.Errorf("-run-timeout must be positive, got %v", opts.runTimeout)
+	case opts.runTimeout > maxRunTimeout*time.Second:
+		return nil, fmt.Errorf("-run-timeout %v: at most %v", opts.runTimeout, maxRunTimeout*time.Second)
 	case len(all) == 0:
 		return nil, errors.New("no scenarios to run")
 	}
-	if set["runs"] && !set["duration"] {
+	// -runs N alone runs N seeds however long they take; -runs 0 means
+	// "until -duration", the default one when none is given.
+	if set["runs"] && !set["duration"] && opts.runs > 0 {
 		opts.duration = 0
 	}
 	for _, sc := range all {
@@ -147,12 +183,12 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		}
 	}
 
-	campaignOnly := []string{"duration", "runs", "workers", "shard", "out", "json", "run-timeout"}
+	campaignOnly := []string{"duration", "runs", "workers", "force-workers", "shard", "out", "json"}
 	switch {
 	case list:
 		opts.mode = modeList
 		return &opts, nil
-	case opts.replay != "":
+	case set["replay"]:
 		opts.mode = modeReplayFile
 		if bad := anySet(set, append(campaignOnly, "scenario", "faults", "seed", "strategy", "pct-depth")); bad != "" {
 			return nil, fmt.Errorf("-replay replays the file as recorded: it takes no -%s", bad)

@@ -31,7 +31,7 @@ func TestUsageErrorsExitTwoWithAMessage(t *testing.T) {
 		{[]string{"-run-timeout", "0s"}, "-run-timeout must be positive"},
 		{[]string{"-strategy", "dfs"}, `unknown strategy "dfs" (known: random, pct)`},
 		{[]string{"-pct-depth", "2"}, "strategy random takes no depth"},
-		{[]string{"-strategy", "pct", "-pct-depth", "-1"}, "PCT depth must be at least 1"},
+		{[]string{"-strategy", "pct", "-pct-depth", "-1"}, "PCT depth -1: must be in [1, 64]"},
 		{[]string{"-shard", "5/3"}, "-shard: shard 5/3: the index must be in 0..2"},
 		{[]string{"-shard", "3/3"}, "the index must be in 0..2"},
 		{[]string{"-shard", "-1/3"}, "the index must be in 0..2"},

@@ -23,8 +23,16 @@ import (
 
 // TestMain routes worker processes: campaigns with -workers above 1
 // re-execute this test binary as their workers.
+//
+// With cliEnv set, the test binary is fuzzrun itself, over the built-in
+// scenarios and the broken ones of these tests: CLI tests run it as a
+// real subprocess (see cli).
 func TestMain(m *testing.M) {
-	fuzzrun.ServeIfWorker(append(scenarios.All(), hanging(), crashing())...)
+	all := append(scenarios.All(), testScenarios()...)
+	if os.Getenv(cliEnv) != "" {
+		fuzzrun.Main(all...)
+	}
+	fuzzrun.ServeIfWorker(all...)
 	os.Exit(m.Run())
 }
 

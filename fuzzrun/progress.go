@@ -93,7 +93,9 @@ type (
 		Elapsed     float64 `json:"elapsed_s"`
 		Interrupted bool    `json:"interrupted"`
 		Abandoned   int     `json:"abandoned"`
-		ExitCode    int     `json:"exit_code"`
+		// WriteErrors counts findings that could not be written to -out.
+		WriteErrors int `json:"write_errors,omitempty"`
+		ExitCode    int `json:"exit_code"`
 	}
 )
 

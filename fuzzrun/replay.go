@@ -26,6 +26,10 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 		fmt.Fprintf(stderr, "fuzzrun: finding file %s is for scenario %q, which this program does not have (it has: %s)\n", opts.replay, f.Scenario, names(scenarios))
 		return ExitUsage
 	}
+	if err := f.fit(sc); err != nil {
+		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: %v\n", opts.replay, sc.Name, err)
+		return ExitUsage
+	}
 	mix, _ := faults.ParseMix(f.Faults) // validated by ReadFinding
 	report := stdout
 	if opts.traceJSON {

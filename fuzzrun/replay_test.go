@@ -118,7 +118,7 @@ func TestACorruptFindingFileExitsTwoSayingWhatIsWrong(t *testing.T) {
 		{"other format", with("format", "converge-finding/0"), `format "converge-finding/0"`},
 		{"no schedule", without("schedule"), "no schedule"},
 		{"no choices", without("choices"), "no choices"},
-		{"negative choice", with("choices", []int{0, -1}), "choice 1 is negative"},
+		{"negative choice", with("choices", []int{0, -1}), "choices[1] -1: must be in [0, 1048576]"},
 		{"bad fault", with("schedule", []map[string]any{{"at": 1, "kind": "flood"}}), `unknown kind "flood"`},
 		{"bad mix", with("faults", "drop,flood"), `faults: unknown fault kind "flood"`},
 		{"no seed", without("seed"), "seed must be at least 1"},

@@ -17,7 +17,7 @@ func (p *progress) end(results []RowResult, code int) {
 			p.emit(rowEvent{Type: "row", RowResult: r})
 		}
 		p.emit(summaryEvent{Type: "summary", Runs: c.runs, RunsPerS: rate(c.runs, elapsed), Findings: p.findings, Failures: p.failures,
-			Elapsed: elapsed.Seconds(), Interrupted: c.interrupted, Abandoned: c.abandoned, ExitCode: code})
+			Elapsed: elapsed.Seconds(), Interrupted: c.interrupted, Abandoned: c.abandoned, WriteErrors: c.writeErrors, ExitCode: code})
 		return
 	}
 	if p.terminal {
@@ -34,7 +34,10 @@ func (p *progress) end(results []RowResult, code int) {
 			fmt.Fprintf(c.stdout, "\n%s under %s was expected to show %q, but all %d runs passed\n", r.Scenario, r.Faults, r.Expect, r.Runs)
 		}
 	}
-	if c.opts.out != "" && p.findings > 0 {
+	switch {
+	case c.opts.out != "" && c.writeErrors > 0:
+		fmt.Fprintf(c.stdout, "\nfindings: %d distinct, from %d failing runs; %d writes to %s failed (see the errors above)\n", p.findings, p.failures, c.writeErrors, c.opts.out)
+	case c.opts.out != "" && p.findings > 0:
 		fmt.Fprintf(c.stdout, "\nfindings: %d distinct, from %d failing runs, in %s\n", p.findings, p.failures, c.opts.out)
 	}
 	if c.interrupted {

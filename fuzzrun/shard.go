@@ -2,6 +2,7 @@ package fuzzrun
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -81,6 +82,11 @@ func shardFromEnv(getenv func(string) string) (Shard, error) {
 func (s Shard) seed(start uint64, runs, j int) (uint64, bool) {
 	off := s.Index + j*s.Count
 	if runs > 0 && off >= runs {
+		return 0, false
+	}
+	// The seed space ends at the largest uint64: wrapping around would
+	// reach 0, which rapid reads as "pick a seed at random".
+	if uint64(off) > math.MaxUint64-start {
 		return 0, false
 	}
 	return start + uint64(off), true

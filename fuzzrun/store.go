@@ -9,7 +9,8 @@ import (
 
 // store keeps a campaign's findings, one per bug, and with a directory
 // writes each to its own file the moment it is confirmed. A finding seen
-// again only counts up; its file is rewritten with the new count.
+// again counts up, and replaces the stored one if its seed is smaller; the
+// file is rewritten atomically either way.
 type store struct {
 	// dir is the -out directory; empty keeps findings in memory only.
 	dir   string
@@ -63,9 +64,17 @@ func openStore(dir string) (*store, []string, error) {
 // atomically before add returns.
 func (s *store) add(f *Finding) (*stored, bool, error) {
 	st, seen := s.byKey[f.key()]
-	if seen {
+	switch {
+	case seen && f.Seed < st.f.Seed:
+		// Keep the smallest seed of a bug, so that the file does not
+		// depend on which worker reported first: the same campaign
+		// writes the same files.
+		f.Count = st.f.Count + 1
+		f.Replay = st.f.Replay
+		st.f = f
+	case seen:
 		st.f.Count++
-	} else {
+	default:
 		st = &stored{f: f}
 		if s.dir != "" {
 			st.path = filepath.Join(s.dir, f.fileName())

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -169,25 +170,45 @@ type ReplayChooser struct {
 	Choices  []int
 	next     int
 	diverged bool
+	// why says how the replay first left the recorded path.
+	why string
 }
 
 // Choose returns the next recorded choice.
-func (r *ReplayChooser) Choose(n int, _ string) int {
+func (r *ReplayChooser) Choose(n int, label string) int {
 	if r.next >= len(r.Choices) {
-		r.diverged = true
+		r.leave(fmt.Sprintf("the run asked for a %s choice after all %d recorded ones", label, len(r.Choices)))
 		return 0
 	}
 	v := r.Choices[r.next]
 	r.next++
 	if v < 0 || v >= n {
-		r.diverged = true
+		r.leave(fmt.Sprintf("recorded choice %d is %d, but the run offered %d (%s)", r.next-1, v, n, label))
 		return 0
 	}
 	return v
 }
 
+func (r *ReplayChooser) leave(why string) {
+	if !r.diverged {
+		r.diverged, r.why = true, why
+	}
+}
+
 // Diverged reports whether the replay left the recorded path.
 func (r *ReplayChooser) Diverged() bool { return r.diverged || r.next != len(r.Choices) }
+
+// Divergence says how the replay left the recorded path, or "" if it did
+// not.
+func (r *ReplayChooser) Divergence() string {
+	switch {
+	case r.diverged:
+		return r.why
+	case r.next != len(r.Choices):
+		return fmt.Sprintf("the run ended after %d of the %d recorded choices", r.next, len(r.Choices))
+	}
+	return ""
+}
 
 // Replay re-runs a recorded execution: the same schedule and choices give
 // the same trace, byte for byte. diverged says the run did not follow the

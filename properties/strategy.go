@@ -23,6 +23,12 @@ const (
 // DefaultPCTDepth is the bug depth d PCT aims at when Strategy.Depth is 0.
 const DefaultPCTDepth = 3
 
+// MaxPCTDepth bounds PCT's depth: each run draws d-1 change points, and
+// PCT's chance of finding a bug of depth d falls as k^-(d-1), so depths
+// past a handful find nothing; this bound only keeps a typo from
+// allocating gigabytes.
+const MaxPCTDepth = 64
+
 // Strategy is how a property chooses the interleaving of a run's fault
 // phase. The zero value is StrategyRandom. Either way the faults are drawn
 // the same, and the recorded choices replay with Replay.
@@ -55,8 +61,8 @@ func (s Strategy) Validate() error {
 			return fmt.Errorf("strategy random takes no depth (got %d)", s.Depth)
 		}
 	case StrategyPCT:
-		if s.Depth < 0 {
-			return fmt.Errorf("PCT depth must be at least 1, got %d", s.Depth)
+		if s.Depth < 0 || s.Depth > MaxPCTDepth {
+			return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
 		}
 	default:
 		return fmt.Errorf("unknown strategy %q (known: %s, %s)", s.Name, StrategyRandom, StrategyPCT)

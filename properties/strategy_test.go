@@ -53,7 +53,7 @@ func TestParseStrategy(t *testing.T) {
 		{"pct", 3, "pct", ""},
 		{"pct", 2, "pct depth 2", ""},
 		{"random", 2, "", "strategy random takes no depth"},
-		{"pct", -1, "", "PCT depth must be at least 1"},
+		{"pct", -1, "", "PCT depth -1: must be in [1, 64]"},
 		{"dfs", 0, "", `unknown strategy "dfs"`},
 	} {
 		s, err := properties.ParseStrategy(tc.name, tc.depth)
