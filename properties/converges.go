@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -39,6 +40,8 @@ type propConfig struct {
 	strategy Strategy
 	// observe sees every execution with the choices it drew.
 	observe func(out *Outcome, choices []int)
+	// timeout is RunOptions.Timeout of every run.
+	timeout time.Duration
 }
 
 // Plan is what a property needs to draw schedules for a scenario: its
@@ -78,15 +81,23 @@ func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
 	if len(mix) > 0 {
 		gen = faults.Schedules(mix, plan.Topology, plan.Budget)
 	}
+	hung := false
 	return func(t *rapid.T) {
 		var sched faults.Schedule
 		if gen != nil {
 			sched = gen.Draw(t, "faults")
 		}
 		ch := &rapidChooser{t: t}
-		out, err := Execute(sc, sched, newChooser(t, ch), RunOptions{Logger: cfg.logger})
+		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout}
+		if hung {
+			opts.Timeout = afterHang(opts.timeout(sc))
+		}
+		out, err := Execute(sc, sched, newChooser(t, ch), opts)
 		if err != nil {
 			failScenario(t, err.Error())
+		}
+		if out.Failure != nil && out.Failure.Verdict == Hang {
+			hung = true
 		}
 		if cfg.observe != nil {
 			cfg.observe(out, ch.log)
@@ -120,6 +131,10 @@ func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 		failCacheMutation(t, msg)
 	case LostUpdate:
 		failLostUpdate(t, msg)
+	case Hang:
+		failHang(t, msg)
+	case GoroutineLeak:
+		failGoroutineLeak(t, msg)
 	default:
 		failPanic(t, msg)
 	}
@@ -135,6 +150,8 @@ func failNotIdempotent(t *rapid.T, msg string) { t.Fatal(msg) }
 func failCacheMutation(t *rapid.T, msg string) { t.Fatal(msg) }
 func failLostUpdate(t *rapid.T, msg string)    { t.Fatal(msg) }
 func failScenario(t *rapid.T, msg string)      { t.Fatal(msg) }
+func failHang(t *rapid.T, msg string)          { t.Fatal(msg) }
+func failGoroutineLeak(t *rapid.T, msg string) { t.Fatal(msg) }
 
 // lazyTrace renders a trace only if rapid actually logs it (the final,
 // minimal run), so searching costs no formatting.

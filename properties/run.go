@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -16,6 +17,10 @@ type RunOptions struct {
 	// DiscardTrace runs without keeping records; diagnoses are then
 	// shorter.
 	DiscardTrace bool
+	// Timeout is how long the run may take before it is reported as a
+	// hang: zero takes Scenario.RunTimeout, else DefaultRunTimeout; a
+	// negative one sets no limit.
+	Timeout time.Duration
 }
 
 // Outcome is the result of one execution: the failure, if any, and the
@@ -28,16 +33,15 @@ type Outcome struct {
 	FaultSteps int
 }
 
-// Execute runs the scenario once: it builds a cluster, injects the schedule,
-// lets ch choose every step of the fault phase, then heals everything and
-// judges quiescence with a fair, deterministic scheduler. An error means the
-// scenario itself is broken (it does not build or start).
-func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+// execute is Execute in the calling goroutine. Every choice is drawn
+// inside g; once g is closed (the run took too long), the goroutine exits
+// at its next choice or step.
+func execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptions, g *gate) (*Outcome, error) {
 	c, err := build(sc, opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector()}
+	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector(), gate: g}
 	c.OnWrite(r.fights.observe)
 	r.invariants = sc.Invariants
 	if sc.Monitors != nil {
@@ -80,12 +84,14 @@ type runner struct {
 	quietFrom int
 	// last is the round-robin position of the fair scheduler.
 	last int
+	// gate is where the run's choices are drawn (see Execute).
+	gate *gate
 }
 
 func (r *runner) run(sched faults.Schedule) *Failure {
 	c := r.c
 	r.sched = sched
-	c.SetChooser(r.ch)
+	c.SetChooser(gatedChooser{inner: r.ch, g: r.gate})
 	if f := r.checkStep(); f != nil {
 		return f
 	}
@@ -211,6 +217,7 @@ func (r *runner) settle(limit int) *Failure {
 // step does one action and checks for a fight, the bounds and the
 // invariants.
 func (r *runner) step(a model.Action) *Failure {
+	r.gate.check()
 	r.c.Do(a)
 	if r.quietFrom == 0 {
 		r.faultSteps++

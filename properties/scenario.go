@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -67,6 +68,11 @@ type Scenario struct {
 	// followed at once by a second reconcile of the same key, which must
 	// write nothing (the idempotence property).
 	CheckIdempotence bool
+	// RunTimeout is how long one run may take before it is a hang; zero
+	// means DefaultRunTimeout. It is wall-clock time, the one thing the
+	// harness measures that way: a run that exceeds it is stuck in user
+	// code, not slow.
+	RunTimeout time.Duration
 	// SettleRounds is how many quiet rounds (each one resync period long)
 	// quiescence may take to reach a round that writes nothing; default 5.
 	SettleRounds int
@@ -93,6 +99,9 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.Budget.MaxFaults < 0 || sc.Budget.Horizon < 0 || sc.Budget.MaxDown < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative budget %+v", sc.Name, sc.Budget))
+	}
+	if sc.RunTimeout < 0 {
+		errs = append(errs, fmt.Errorf("scenario %q: negative RunTimeout %v", sc.Name, sc.RunTimeout))
 	}
 	if sc.FaultSteps < 0 || sc.MaxSteps < 0 || sc.SettleRounds < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative step bounds", sc.Name))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -30,6 +31,9 @@ type SearchOptions struct {
 	// ReplayCommand renders the command that replays a seed; the default
 	// is the fuzzrun command line for the scenario.
 	ReplayCommand func(seed uint64) string
+	// RunTimeout limits each run (see RunOptions.Timeout): a run past it
+	// is a Hang counterexample with its seed.
+	RunTimeout time.Duration
 }
 
 // Counterexample is a failure found by Search, shrunk by rapid to a minimal
@@ -109,7 +113,7 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 		minimal   *Outcome
 		choices   []int
 	)
-	prop := property(sc, mix, propConfig{logger: opts.Logger, strategy: opts.Strategy, observe: func(out *Outcome, ch []int) {
+	prop := property(sc, mix, propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, observe: func(out *Outcome, ch []int) {
 		if !failedYet {
 			runs++
 		}

@@ -105,6 +105,8 @@ type stepChooser interface {
 // chooseStep picks the next step of the fault phase among n choices: the
 // enabled actions, after a first "settle" choice when the cluster is busy.
 func (r *runner) chooseStep(n int, busy bool) int {
+	r.gate.enter()
+	defer r.gate.leave()
 	if sc, ok := r.ch.(stepChooser); ok {
 		return sc.chooseStep(r.acts, busy)
 	}

@@ -42,11 +42,17 @@ const (
 	// LostUpdate: a write without a resourceVersion precondition put back
 	// a value another writer had changed.
 	LostUpdate Verdict = "lost-update"
+	// Hang: a run did not finish within its time limit (RunOptions.Timeout,
+	// Scenario.RunTimeout): user code loops or blocks.
+	Hang Verdict = "hang"
+	// GoroutineLeak: goroutines started during a run were still running
+	// after it.
+	GoroutineLeak Verdict = "goroutine-leak"
 )
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak:
 		return true
 	}
 	return false

@@ -1,0 +1,298 @@
+package properties
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+)
+
+// DefaultRunTimeout is how long one run may take before it is reported as
+// a hang, when neither RunOptions.Timeout nor Scenario.RunTimeout says
+// otherwise. Runs of the built-in scenarios take milliseconds; a run past
+// this limit is stuck in user code (an endless loop, a block on a channel).
+const DefaultRunTimeout = 10 * time.Second
+
+// Stack trimming: a hang or a leak report keeps at most this many lines of
+// each goroutine's stack, and at most this many leaked goroutines.
+const (
+	stackLines    = 24
+	leakedReports = 3
+)
+
+// leakGrace is how long a run's goroutines may take to finish after it
+// returns before they count as leaked: goroutines a reconcile starts and
+// waits for end at once, but one that has just been told to stop may need
+// a moment to get scheduled.
+const leakGrace = 100 * time.Millisecond
+
+// afterHang is the time limit of the runs of a property after one of them
+// hung: rapid re-runs and shrinks the hang, and each candidate that hangs
+// again costs its whole limit and leaves a goroutine behind, while one
+// that does not hang takes milliseconds. A tenth of the limit keeps
+// shrinking a hang within seconds.
+func afterHang(limit time.Duration) time.Duration {
+	if limit <= 0 {
+		return limit
+	}
+	return min(limit, max(limit/10, 100*time.Millisecond))
+}
+
+// timeout returns the run's time limit, or 0 for none.
+func (o RunOptions) timeout(sc Scenario) time.Duration {
+	t := o.Timeout
+	if t == 0 {
+		t = sc.RunTimeout
+	}
+	if t == 0 {
+		t = DefaultRunTimeout
+	}
+	return max(t, 0)
+}
+
+// Execute runs the scenario once: it builds a cluster, injects the schedule,
+// lets ch choose every step of the fault phase, then heals everything and
+// judges quiescence with a fair, deterministic scheduler. An error means the
+// scenario itself is broken (it does not build or start).
+//
+// The run has a goroutine of its own. One that outlasts its time limit is
+// a hang: Execute returns a Hang failure holding the stuck goroutine's
+// stack, taken without stopping the process. Go cannot kill a goroutine,
+// so the hung one stays behind; if it ever returns from user code it
+// exits at its next step. Goroutines the run started and left running
+// are a GoroutineLeak failure.
+func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	type result struct {
+		out   *Outcome
+		err   error
+		panic any
+	}
+	before := runtime.NumGoroutine()
+	done := make(chan result, 1)
+	id := make(chan string, 1)
+	g := &gate{}
+	go func() {
+		id <- goroutineID()
+		var res result
+		defer func() { done <- res }()
+		defer func() {
+			// A panic outside user code (rapid ending a draw, say)
+			// belongs to the caller's goroutine.
+			if v := recover(); v != nil {
+				res.panic = v
+			}
+		}()
+		res.out, res.err = execute(sc, sched, ch, opts, g)
+	}()
+	runID := <-id
+	var expired <-chan time.Time
+	if limit := opts.timeout(sc); limit > 0 {
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	select {
+	case res := <-done:
+		if res.panic != nil {
+			panic(res.panic)
+		}
+		// Counting is cheap; reading every stack is done only when the
+		// count says a goroutine may have been left behind.
+		if res.err == nil && res.out.Failure == nil && runtime.NumGoroutine() > before {
+			res.out.Failure = leaked(runID, res.out.Cluster)
+		}
+		return res.out, res.err
+	case <-expired:
+		g.close()
+		return hung(sched, runID, opts.timeout(sc)), nil
+	}
+}
+
+// gate hands a run's choices over from its goroutine to the caller's. The
+// run's goroutine draws every choice (from rapid, say) inside the gate;
+// the caller closes the gate when it gives up on the run, and from then
+// on sees every choice drawn so far (the lock orders them before), while
+// the run's goroutine exits at its next choice or step instead of
+// drawing more.
+type gate struct {
+	mu     sync.Mutex
+	closed atomic.Bool
+}
+
+// enter is called by the run before a choice; it does not return once the
+// gate is closed.
+func (g *gate) enter() {
+	g.mu.Lock()
+	if g.closed.Load() {
+		g.mu.Unlock()
+		runtime.Goexit()
+	}
+}
+
+func (g *gate) leave() { g.mu.Unlock() }
+
+// close gives up on the run.
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed.Store(true)
+	g.mu.Unlock()
+}
+
+// check ends the run's goroutine if the gate is closed.
+func (g *gate) check() {
+	if g.closed.Load() {
+		runtime.Goexit()
+	}
+}
+
+// gatedChooser draws every choice of the model inside the gate.
+type gatedChooser struct {
+	inner model.Chooser
+	g     *gate
+}
+
+func (c gatedChooser) Choose(n int, label string) int {
+	c.g.enter()
+	defer c.g.leave()
+	return c.inner.Choose(n, label)
+}
+
+// hung is the outcome of a run abandoned after limit: a Hang failure with
+// the stack of the run's goroutine. The run's own cluster still belongs to
+// that goroutine, so the outcome carries an empty one.
+func hung(sched faults.Schedule, runID string, limit time.Duration) *Outcome {
+	f := &Failure{
+		Property: "terminates",
+		Verdict:  Hang,
+		Summary:  fmt.Sprintf("the run did not finish within %v; its goroutine is stuck here", limit),
+	}
+	stacks := goroutines()
+	if st, ok := stacks[runID]; ok {
+		f.Details = trimStack(st.stack)
+	} else {
+		f.Details = []string{"(the run's goroutine ended just as its time ran out)"}
+	}
+	f.Diagnosis = []string{"Go cannot stop a goroutine: this one stays behind in this process (a fuzzrun campaign kills its worker instead)"}
+	return &Outcome{Failure: f, Cluster: model.NewCluster(model.Config{DiscardTrace: true}), Schedule: sched}
+}
+
+// leaked returns a GoroutineLeak failure if goroutines the run's goroutine
+// started (or theirs) are still running after it, allowing them leakGrace
+// to finish.
+func leaked(runID string, c *model.Cluster) *Failure {
+	var found []goroutine
+	for wait := time.Millisecond; ; wait *= 2 {
+		found = descendants(goroutines(), runID)
+		if len(found) == 0 || wait > leakGrace {
+			break
+		}
+		time.Sleep(wait)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	f := &Failure{
+		Property: "no goroutine leak",
+		Verdict:  GoroutineLeak,
+		Summary:  fmt.Sprintf("%d goroutines started during the run are still running after it", len(found)),
+		Step:     c.Steps(),
+		At:       c.Now(),
+	}
+	for i, g := range found {
+		if i == leakedReports {
+			f.Details = append(f.Details, fmt.Sprintf("… and %d more", len(found)-leakedReports))
+			break
+		}
+		f.Details = append(f.Details, trimStack(g.stack)...)
+	}
+	f.Diagnosis = []string{"a reconcile must not leave goroutines behind: each one outlives the run, and a real controller's would pile up with every reconcile"}
+	return f
+}
+
+// goroutine is one goroutine of a stack dump.
+type goroutine struct {
+	id, parent string
+	stack      string
+}
+
+// goroutines dumps every goroutine's stack, by ID.
+func goroutines() map[string]goroutine {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	out := map[string]goroutine{}
+	for _, block := range bytes.Split(buf, []byte("\n\n")) {
+		text := string(block)
+		header, _, _ := strings.Cut(text, "\n")
+		fields := strings.Fields(header)
+		if len(fields) < 2 || fields[0] != "goroutine" {
+			continue
+		}
+		g := goroutine{id: fields[1], stack: text}
+		if i := strings.LastIndex(text, " in goroutine "); i >= 0 {
+			g.parent, _, _ = strings.Cut(text[i+len(" in goroutine "):], "\n")
+		}
+		out[g.id] = g
+	}
+	return out
+}
+
+// descendants returns the goroutines that root started, directly or not,
+// in ID order.
+func descendants(all map[string]goroutine, root string) []goroutine {
+	var out []goroutine
+	for _, g := range all {
+		for p, hops := g.parent, 0; p != "" && hops < len(all); hops++ {
+			if p == root {
+				out = append(out, g)
+				break
+			}
+			p = all[p].parent
+		}
+	}
+	num := func(g goroutine) int { n, _ := strconv.Atoi(g.id); return n }
+	slices.SortFunc(out, func(a, b goroutine) int { return num(a) - num(b) })
+	return out
+}
+
+// trimStack keeps a stack's header and its first frames, without the
+// harness's own frames below user code.
+func trimStack(stack string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(stack), "\n") {
+		if strings.Contains(line, "converge/properties.execute(") {
+			break
+		}
+		if len(out) == stackLines {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, strings.TrimSpace(line))
+	}
+	return out
+}
+
+// goroutineID returns the calling goroutine's ID as the runtime prints it
+// in stack dumps.
+func goroutineID() string {
+	var buf [64]byte
+	fields := strings.Fields(string(buf[:runtime.Stack(buf[:], false)]))
+	if len(fields) < 2 {
+		return ""
+	}
+	return fields[1]
+}
