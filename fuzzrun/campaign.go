@@ -111,7 +111,8 @@ func (c *campaign) spawn() error {
 	if err != nil {
 		return fmt.Errorf("finding this program to run workers: %w", err)
 	}
-	w, err := startProc(id, exe, c.opts.rapidArgs, c.stderr, c.evs)
+	args := append([]string{fmt.Sprintf("-worker-memory=%d", c.opts.workerMemory)}, c.opts.rapidArgs...)
+	w, err := startProc(id, exe, args, c.stderr, c.evs)
 	if err != nil {
 		return err
 	}
@@ -311,7 +312,14 @@ func (c *campaign) handle(ev event) {
 	case !ok:
 		return
 	case ev.gone != nil && s.job != nil:
-		c.lose(ev.worker, s, VerdictCrash, fmt.Sprintf("the worker died during the run: %v", ev.gone))
+		verdict, summary := VerdictCrash, fmt.Sprintf("the worker died during the run: %v", ev.gone)
+		if ev.cause.oom {
+			verdict = VerdictOOM
+		}
+		if ev.cause.fatal != "" {
+			summary = fmt.Sprintf("the worker died during the run (%v): %s", ev.gone, ev.cause.fatal)
+		}
+		c.lose(ev.worker, s, verdict, summary, ev.cause.stack)
 		return
 	case ev.gone != nil:
 		delete(c.slots, ev.worker)
@@ -346,7 +354,7 @@ func (c *campaign) handle(ev event) {
 // (a hang or a crash, replayable by seed), the rest of its job is queued
 // again, and the worker is killed and, unless the campaign is stopping,
 // replaced.
-func (c *campaign) lose(id int, s *slot, verdict, summary string) {
+func (c *campaign) lose(id int, s *slot, verdict, summary string, details []string) {
 	delete(c.slots, id)
 	s.w.kill()
 	if s.job != nil && s.pos < len(s.job.Seeds) {
@@ -357,7 +365,7 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string) {
 		r.res.Runs++
 		seed := j.Seeds[s.pos]
 		r.retry = append(slices.Clone(j.Seeds[s.pos+1:]), r.retry...)
-		f := lost(j, seed, verdict, summary)
+		f := lost(j, seed, verdict, summary, details)
 		f.ReplaySeed = seedCommand(j.Scenario, j.Faults, j.strategy(), seed)
 		if verdict == VerdictHang {
 			f.RunTimeout = c.opts.runTimeout.Seconds()
@@ -402,7 +410,7 @@ func (c *campaign) found(r *rowState, f *Finding) {
 func (c *campaign) checkHangs() {
 	for id, s := range c.slots {
 		if s.job != nil && time.Since(s.lastAt) > c.opts.runTimeout {
-			c.lose(id, s, VerdictHang, fmt.Sprintf("the run did not finish within %v (-run-timeout); its worker was killed", c.opts.runTimeout))
+			c.lose(id, s, VerdictHang, fmt.Sprintf("the run did not finish within %v (-run-timeout); its worker was killed", c.opts.runTimeout), nil)
 		}
 	}
 }

@@ -30,6 +30,9 @@ const (
 	// VerdictCrash: the worker process died during the run (a fatal error
 	// in user code, such as a stack overflow or os.Exit).
 	VerdictCrash = "crash"
+	// VerdictOOM: the worker's heap grew past -worker-memory during the
+	// run, or the Go runtime ran out of memory.
+	VerdictOOM = "oom"
 )
 
 // Finding is a failure found by a campaign, as saved in its file: enough to
@@ -122,12 +125,22 @@ func newFinding(j *job, cx *properties.Counterexample) *Finding {
 	return f
 }
 
-// lost records the run of seed that never reported back: a hang or a
-// crash.
-func lost(j *job, seed uint64, verdict, summary string) *Finding {
+// lost records the run of seed that never reported back: a hang, a crash
+// or an out-of-memory death.
+//
+// A crash or an out-of-memory death carries its cause from the worker's
+// stderr: the fatal line, and the trimmed stack in details.
+func lost(j *job, seed uint64, verdict, summary string, details []string) *Finding {
 	property := "terminates"
-	if verdict == VerdictCrash {
+	switch verdict {
+	case VerdictCrash:
 		property = "no crash"
+	case VerdictOOM:
+		property = "bounded memory"
+	}
+	report := fmt.Sprintf("scenario %s, faults %s, seed %d: %s violated (%s): %s\n", j.Scenario, j.Faults, seed, property, verdict, summary)
+	for _, d := range details {
+		report += "  " + d + "\n"
 	}
 	return &Finding{
 		Format:   FindingFormat,
@@ -140,20 +153,32 @@ func lost(j *job, seed uint64, verdict, summary string) *Finding {
 		Property: property,
 		Verdict:  verdict,
 		Summary:  summary,
-		Report:   fmt.Sprintf("scenario %s, faults %s, seed %d: %s violated (%s): %s\n", j.Scenario, j.Faults, seed, property, verdict, summary),
+		Report:   report,
 		Count:    1,
 	}
 }
 
-// Lost reports whether the finding is a hang or a crash, which replay only
-// by re-running the seed.
-func (f *Finding) Lost() bool { return f.Verdict == VerdictHang || f.Verdict == VerdictCrash }
+// Lost reports whether the finding is a run that never reported back (a
+// hang its worker was killed for, a crash, an out-of-memory death), which
+// replays only by re-running the seed.
+//
+// A hang caught inside the run (by properties' per-run time limit) is not
+// lost: it has its schedule and choices, and its replay hangs again.
+func (f *Finding) Lost() bool {
+	switch f.Verdict {
+	case VerdictHang, VerdictCrash, VerdictOOM:
+		return f.Choices == nil
+	}
+	return false
+}
 
 // key identifies the bug: the same scenario, property and shrunk-schedule
 // signature is the same finding, whatever the seed or the exact fault
-// times. Hangs and crashes have no schedule: one per scenario and mix.
+// times. Hangs, crashes and OOMs have no schedule, or one rapid had little
+// time to shrink (each hung candidate costs its time limit): one per
+// scenario and mix.
 func (f *Finding) key() string {
-	if f.Lost() {
+	if f.Lost() || f.Verdict == VerdictHang {
 		return strings.Join([]string{f.Scenario, f.Verdict, f.Faults}, "\n")
 	}
 	return strings.Join([]string{f.Scenario, f.Property, f.Schedule.Signature()}, "\n")
@@ -255,7 +280,7 @@ func (f *Finding) validate() error {
 	if err := f.strategy().Validate(); err != nil {
 		return fmt.Errorf("strategy: %w", err)
 	}
-	if f.Verdict == VerdictHang && f.RunTimeout <= 0 {
+	if f.Lost() && f.Verdict == VerdictHang && f.RunTimeout <= 0 {
 		return errors.New("a hang needs its run_timeout_s")
 	}
 	if f.Lost() {

@@ -59,6 +59,8 @@ type options struct {
 	traceJSON  bool
 	json       bool
 	runTimeout time.Duration
+	// workerMemory is each worker process's memory limit, in MiB.
+	workerMemory int
 	// rapidArgs are the rapid flags given, passed on to workers.
 	rapidArgs []string
 }
@@ -94,6 +96,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
 	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, "kill a worker whose run (shrinking included) takes longer, and report a hang")
+	fs.IntVar(&opts.workerMemory, "worker-memory", DefaultWorkerMemory, fmt.Sprintf("memory limit of each worker process in `MiB` (%d to %d): a run whose heap grows past it is an oom finding", minWorkerMemory, maxWorkerMemory))
 	// rapid's own flags (-rapid.shrinktime, …) pass through to rapid.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
 		if strings.HasPrefix(f.Name, "rapid.") {
@@ -133,6 +136,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, errors.New("-rapid.checks: fuzzrun runs one check per seed; use -runs")
 	case set["replay"] && opts.replay == "":
 		return nil, errors.New("-replay needs a finding file")
+	case opts.workerMemory < minWorkerMemory || opts.workerMemory > maxWorkerMemory:
+		return nil, fmt.Errorf("-worker-memory %d: must be in [%d, %d] MiB", opts.workerMemory, minWorkerMemory, maxWorkerMemory)
 	case opts.runs > MaxRuns:
 		return nil, fmt.Errorf("-runs %d: at most %d", opts.runs, int64(MaxRuns))
 	case opts.workers > maxWorkers && force:
@@ -183,7 +188,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		}
 	}
 
-	campaignOnly := []string{"duration", "runs", "workers", "force-workers", "shard", "out", "json"}
+	campaignOnly := []string{"duration", "runs", "workers", "force-workers", "worker-memory", "shard", "out", "json"}
 	switch {
 	case list:
 		opts.mode = modeList

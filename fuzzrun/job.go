@@ -46,23 +46,25 @@ type result struct {
 
 // runJob runs a job's seeds against the scenarios this program has, until
 // its budget is spent, reporting each result to report, and the end of the
-// job last.
-func runJob(j *job, scenarios []properties.Scenario, report func(result)) {
+// job last. It stops after a run that hung, and returns true: the hung
+// run's goroutine is still in this process, and only ending the process
+// stops it.
+func runJob(j *job, scenarios []properties.Scenario, report func(result)) (hung bool) {
 	defer report(result{Job: j.ID, Done: true})
 	sc, ok := find(scenarios, j.Scenario)
 	if !ok {
 		report(result{Job: j.ID, Error: fmt.Sprintf("unknown scenario %q", j.Scenario)})
-		return
+		return false
 	}
 	mix, err := faults.ParseMix(j.Faults)
 	if err != nil {
 		report(result{Job: j.ID, Error: err.Error()})
-		return
+		return false
 	}
 	start := time.Now()
 	for i, seed := range j.Seeds {
 		if i > 0 && time.Since(start) >= j.Budget {
-			return
+			return false
 		}
 		res := result{Job: j.ID, Seed: seed}
 		sr, err := properties.Search(sc, mix, properties.SearchOptions{
@@ -79,10 +81,14 @@ func runJob(j *job, scenarios []properties.Scenario, report func(result)) {
 			res.Finding.ReplaySeed = sr.Counterexample.Replay
 		}
 		report(res)
+		if res.Finding != nil && res.Finding.Verdict == string(properties.Hang) {
+			return true
+		}
 		if res.Error != "" {
-			return
+			return false
 		}
 	}
+	return false
 }
 
 // seedCommand is the command that re-runs (and re-shrinks) one seed.

@@ -57,11 +57,14 @@ func ServeIfWorker(scenarios ...properties.Scenario) {
 		fmt.Fprintf(os.Stderr, "fuzzrun: worker protocol %q, want %q: the parent is another version of this program\n", v, workerProtocol)
 		os.Exit(ExitUsage)
 	}
-	// rapid's flags (-rapid.shrinktime, …) come as arguments.
-	if _, err := parse(os.Args[1:], os.Stderr, scenarios, func(string) string { return "" }); err != nil {
+	// rapid's flags (-rapid.shrinktime, …) and -worker-memory come as
+	// arguments.
+	opts, err := parse(os.Args[1:], os.Stderr, scenarios, func(string) string { return "" })
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "fuzzrun worker: %v\n", err)
 		os.Exit(ExitUsage)
 	}
+	limitMemory(opts.workerMemory, os.Stderr)
 	// Results go to the process's real stdout; anything user code prints
 	// to os.Stdout goes to stderr, so it cannot garble them.
 	out := os.Stdout

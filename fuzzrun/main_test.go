@@ -47,18 +47,23 @@ func broken(name string, bug func()) properties.Scenario {
 		})
 	}
 	return properties.Scenario{
-		Name: name,
-		Build: func(cfg model.Config) (*model.Cluster, error) {
-			c := model.NewCluster(cfg)
-			if err := c.AddController(ctrl); err != nil {
-				return nil, err
-			}
-			if err := c.AddActor(actors.Killer{Kind: replicaset.PodKind}, 1); err != nil {
-				return nil, err
-			}
-			return c, c.Apply(replicaset.New("default", "web", 1))
-		},
+		Name:   name,
+		Build:  worldOf(ctrl),
 		Expect: []properties.Expectation{{Faults: faults.Mix{faults.KindDrop}}},
+	}
+}
+
+// worldOf builds a one-ReplicaSet cluster around ctrl, with a chaos actor.
+func worldOf(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
+	return func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		if err := c.AddController(ctrl); err != nil {
+			return nil, err
+		}
+		if err := c.AddActor(actors.Killer{Kind: replicaset.PodKind}, 1); err != nil {
+			return nil, err
+		}
+		return c, c.Apply(replicaset.New("default", "web", 1))
 	}
 }
 

@@ -1,6 +1,7 @@
 package fuzzrun
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -71,6 +72,9 @@ func Fixed(path string, scenarios ...properties.Scenario) error {
 	return nil
 }
 
+// errTimedOut is withTimeout's error when it gives up.
+var errTimedOut = errors.New("timed out")
+
 // withTimeout runs search and gives up on it after d. A search given up on
 // keeps its goroutine, and rapid's settings with it: no other search can
 // run in the process, which is failing anyway.
@@ -90,6 +94,6 @@ func withTimeout(d time.Duration, search func() (*properties.SearchResult, error
 	case o := <-done:
 		return o.res, o.err
 	case <-timer.C:
-		return nil, fmt.Errorf("the run still does not finish within %v", d)
+		return nil, fmt.Errorf("%w: the run still does not finish within %v", errTimedOut, d)
 	}
 }

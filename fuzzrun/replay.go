@@ -1,6 +1,7 @@
 package fuzzrun
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,8 +14,10 @@ import (
 // replayFile replays a finding file exactly, from its schedule and
 // recorded choices, and prints the report and the trace. It exits 1 when
 // the replay fails other than the scenario must under the finding's mix
-// (and for a hang or a crash, which replay only by seed), 0 when it fails
-// as it must or passes, 2 when the file or the scenario is unusable.
+// (and for a hang, crash or oom that never reported back, which replay
+// only by seed), or when two replays differ (nondeterministic); 0 when it
+// fails as it must or passes; 2 when the file is unusable or does not
+// fit the scenario, including a replay that leaves the recorded path.
 func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.Scenario) int {
 	f, err := ReadFinding(opts.replay)
 	if err != nil {
@@ -41,21 +44,37 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 		fmt.Fprintf(report, "%s\nthis run never reported back, so it replays only by re-running its seed:\n  %s\n", f.Report, f.ReplaySeed)
 		return ExitUnexpected
 	}
-	out, diverged, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{})
+	// Two replays: a controller that reads something outside the model
+	// (a clock, a global, map order) shows as two runs of the same
+	// schedule and choices that differ.
+	out, divergence, err := replayOnce(sc, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 		return ExitUsage
+	}
+	again := out
+	if !hung(out) { // a hang costs its time limit: once is enough
+		if again, _, err = replayOnce(sc, f); err != nil {
+			fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
+			return ExitUsage
+		}
+	}
+	if diff := firstDifference(out, again); diff != "" {
+		fmt.Fprintf(stderr, "fuzzrun: nondeterministic: the controller reads something outside the model: two replays of the same schedule and choices differ %s\n", diff)
+		return ExitUnexpected
+	}
+	if divergence != "" {
+		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: the replay left the recorded path: %s; the scenario or its controllers changed since the finding, or the file was edited; search its seed again with: %s\n", opts.replay, sc.Name, divergence, f.ReplaySeed)
+		return ExitUsage
+	}
+	if f.TraceSHA256 != "" && out.Cluster.Trace().Hash() != f.TraceSHA256 && !hung(out) {
+		fmt.Fprintf(stderr, "fuzzrun: nondeterministic: the replay followed the recorded choices but its trace differs from the recorded one: the controller reads something outside the model that differs between processes, or the code changed since the finding\n")
+		return ExitUnexpected
 	}
 	if out.Failure != nil {
 		fmt.Fprint(report, out.Failure.Report(f.Schedule))
 	} else {
 		fmt.Fprintln(report, "the run passed: the finding no longer reproduces")
-	}
-	switch {
-	case diverged:
-		fmt.Fprintf(report, "warning: the run left the recorded path: the scenario or its controllers changed since the finding; search its seed again with:\n  %s\n", f.ReplaySeed)
-	case f.TraceSHA256 != "" && out.Cluster.Trace().Hash() != f.TraceSHA256:
-		fmt.Fprintln(report, "warning: the trace differs from the recorded one, though the run followed the recorded choices")
 	}
 	if code := printTrace(stdout, stderr, out.Cluster.Trace(), opts.traceJSON); code != ExitOK {
 		return code
@@ -75,12 +94,21 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 		}
 		mix = sc.Expect[0].Faults
 	}
-	sr, err := properties.Search(sc, mix, properties.SearchOptions{
-		Checks:        1,
-		Seed:          opts.seed,
-		Strategy:      opts.strategy,
-		ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, mix.String(), opts.strategy, seed) },
+	// Each run of the search has its own time limit (a hang is then a
+	// counterexample); -run-timeout bounds the whole search, shrinking
+	// included.
+	sr, err := withTimeout(opts.runTimeout, func() (*properties.SearchResult, error) {
+		return properties.Search(sc, mix, properties.SearchOptions{
+			Checks:        1,
+			Seed:          opts.seed,
+			Strategy:      opts.strategy,
+			ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, mix.String(), opts.strategy, seed) },
+		})
 	})
+	if errors.Is(err, errTimedOut) {
+		fmt.Fprintf(stderr, "fuzzrun: hang: scenario %s, faults %s, seed %d: the search did not finish within -run-timeout %v\n", sc.Name, mix, opts.seed, opts.runTimeout)
+		return ExitUnexpected
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 		return ExitUsage
@@ -99,6 +127,45 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 		return code
 	}
 	return judgeReplay(sc, mix, cx.Failure)
+}
+
+// replayOnce runs the finding's schedule and choices once, and says how
+// the run left the recorded path ("" if it did not).
+func replayOnce(sc properties.Scenario, f *Finding) (*properties.Outcome, string, error) {
+	ch := &properties.ReplayChooser{Choices: f.Choices}
+	out, err := properties.Execute(sc, f.Schedule, ch, properties.RunOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	if hung(out) {
+		return out, "", nil // a hang stops where it hung: its choices end there too
+	}
+	return out, ch.Divergence(), nil
+}
+
+// hung reports whether the run was given up on as a hang.
+func hung(out *properties.Outcome) bool {
+	return out.Failure != nil && out.Failure.Verdict == properties.Hang
+}
+
+// firstDifference describes where two runs of the same input differ
+// ("at step 7: ... / ..."), or returns "".
+func firstDifference(a, b *properties.Outcome) string {
+	ra, rb := a.Cluster.Trace().Records, b.Cluster.Trace().Records
+	for i := range min(len(ra), len(rb)) {
+		if x, y := ra[i].String(), rb[i].String(); x != y {
+			return fmt.Sprintf("at step %d:\n  first:  %s\n  second: %s", ra[i].Step, x, y)
+		}
+	}
+	switch {
+	case len(ra) != len(rb):
+		return fmt.Sprintf("in length: %d steps, then %d", len(ra), len(rb))
+	case (a.Failure == nil) != (b.Failure == nil):
+		return "in outcome: one failed, the other passed"
+	case a.Failure != nil && a.Failure.Report(nil) != b.Failure.Report(nil):
+		return fmt.Sprintf("in outcome:\n  first:  %s\n  second: %s", a.Failure.Summary, b.Failure.Summary)
+	}
+	return ""
 }
 
 // printTrace prints the trace as text, or as JSON lines.

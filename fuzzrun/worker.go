@@ -58,13 +58,18 @@ func serveWorker(in io.Reader, out io.Writer, scenarios []properties.Scenario) i
 			return ExitUsage
 		}
 		var werr error
-		runJob(&j, scenarios, func(r result) {
+		hung := runJob(&j, scenarios, func(r result) {
 			if werr == nil {
 				werr = enc.Encode(r)
 			}
 		})
-		if werr != nil {
+		switch {
+		case werr != nil:
 			return ExitUsage // the parent is gone
+		case hung:
+			// The hung run's goroutine may spin for good: end the
+			// process, and the campaign starts a fresh worker.
+			return ExitOK
 		}
 	}
 }
@@ -86,6 +91,8 @@ type event struct {
 	// gone is set when the worker stopped: it exited, crashed or broke
 	// the protocol.
 	gone error
+	// cause is why it died, from its stderr, when gone is set.
+	cause cause
 }
 
 // events carries workers' events to the campaign until it quits; a
@@ -109,6 +116,7 @@ type procWorker struct {
 	in   io.WriteCloser
 	enc  *json.Encoder
 	done chan struct{}
+	log  *crashLog
 }
 
 // startProc starts a worker subprocess of exe with args (rapid's flags)
@@ -117,7 +125,8 @@ type procWorker struct {
 func startProc(id int, exe string, args []string, stderr io.Writer, evs events) (*procWorker, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), workerEnv+"="+workerProtocol)
-	cmd.Stderr = stderr
+	log := &crashLog{}
+	cmd.Stderr = io.MultiWriter(stderr, log)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -129,7 +138,7 @@ func startProc(id int, exe string, args []string, stderr io.Writer, evs events) 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker %s: %w", exe, err)
 	}
-	w := &procWorker{cmd: cmd, in: in, enc: json.NewEncoder(in), done: make(chan struct{})}
+	w := &procWorker{cmd: cmd, in: in, enc: json.NewEncoder(in), done: make(chan struct{}), log: log}
 	dec := json.NewDecoder(out)
 	hello := make(chan error, 1)
 	go func() {
@@ -145,9 +154,13 @@ func startProc(id int, exe string, args []string, stderr io.Writer, evs events) 
 		for {
 			var res result
 			if err := dec.Decode(&res); err != nil {
-				_ = cmd.Wait()
+				_ = cmd.Wait() // and so all of its stderr is in log
 				close(w.done)
-				evs.send(event{worker: id, gone: exitError(cmd, err)})
+				c := log.cause()
+				if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == exitOOM {
+					c.oom = true
+				}
+				evs.send(event{worker: id, gone: exitError(cmd, err), cause: c})
 				return
 			}
 			evs.send(event{worker: id, res: &res})
@@ -179,7 +192,10 @@ func exitError(cmd *exec.Cmd, err error) error {
 	return fmt.Errorf("worker broke the protocol: %w", err)
 }
 
-func (w *procWorker) start(j *job) error { return w.enc.Encode(j) }
+func (w *procWorker) start(j *job) error {
+	w.log.reset()
+	return w.enc.Encode(j)
+}
 
 func (w *procWorker) kill() {
 	_ = w.cmd.Process.Kill()
