@@ -112,7 +112,9 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 		return res.out, res.err
 	case <-expired:
 		g.close()
-		return hung(sched, runID, opts.timeout(sc)), nil
+		out := hung(sched, runID, opts.timeout(sc))
+		out.Failure.Step, out.Failure.At = g.step, g.at
+		return out, nil
 	}
 }
 
@@ -125,6 +127,10 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 type gate struct {
 	mu     sync.Mutex
 	closed atomic.Bool
+	// step and at are the step the run is doing and its time, for the
+	// report of a hang.
+	step int
+	at   model.Time
 }
 
 // enter is called by the run before a choice; it does not return once the
@@ -146,11 +152,12 @@ func (g *gate) close() {
 	g.mu.Unlock()
 }
 
-// check ends the run's goroutine if the gate is closed.
-func (g *gate) check() {
-	if g.closed.Load() {
-		runtime.Goexit()
-	}
+// begin is called by the run before each step; it does not return once
+// the gate is closed.
+func (g *gate) begin(step int, at model.Time) {
+	g.enter()
+	g.step, g.at = step, at
+	g.leave()
 }
 
 // gatedChooser draws every choice of the model inside the gate.

@@ -217,7 +217,7 @@ func (r *runner) settle(limit int) *Failure {
 // step does one action and checks for a fight, the bounds and the
 // invariants.
 func (r *runner) step(a model.Action) *Failure {
-	r.gate.check()
+	r.gate.begin(r.c.Steps()+1, r.c.Now())
 	r.c.Do(a)
 	if r.quietFrom == 0 {
 		r.faultSteps++
