@@ -369,6 +369,8 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 		f.ReplaySeed = seedCommand(j.Scenario, j.Faults, j.strategy(), seed)
 		if verdict == VerdictHang {
 			f.RunTimeout = c.opts.runTimeout.Seconds()
+			// The seed replay stops at the same bound and says so.
+			f.ReplaySeed += fmt.Sprintf(" -run-timeout %v", c.opts.runTimeout)
 		}
 		c.found(r, f)
 		if _, inProc := s.w.(*inProcWorker); inProc {

@@ -123,7 +123,7 @@ func TestAHungRunIsKilledAndReported(t *testing.T) {
 	assert.Equal(t, fuzzrun.VerdictHang, f.Verdict)
 	assert.Equal(t, "terminates", f.Property)
 	assert.InDelta(t, 1, f.RunTimeout, 0)
-	assert.Contains(t, f.ReplaySeed, "-scenario hanging -faults drop -seed 1")
+	assert.Contains(t, f.ReplaySeed, "-scenario hanging -faults drop -seed 1 -run-timeout 1s")
 
 	code, out, _ = runWith([]properties.Scenario{hanging()}, "-replay", path)
 	assert.Equal(t, fuzzrun.ExitUnexpected, code)
