@@ -32,6 +32,9 @@ func TestNumericFlagsAreBoundedBeforeAnyWork(t *testing.T) {
 		{[]string{"-rapid.seed", "5", "-runs", "1"}, "-rapid.seed: fuzzrun sets rapid's seed of each run from -seed; use -seed"},
 		{[]string{"-rapid.checks", "5", "-runs", "1"}, "-rapid.checks: fuzzrun runs one check per seed; use -runs"},
 		{[]string{"-replay", ""}, "-replay needs a finding file"},
+		{[]string{"-duration", "100000h"}, "-duration 100000h0m0s: at most 720h0m0s"},
+		{[]string{"-shard", "0/9999999999", "-runs", "1"}, "the count must be at most 1048576"},
+		{[]string{"-worker-memory", "1", "-runs", "1"}, "-worker-memory 1: must be in [64, 1048576] MiB"},
 	} {
 		code, stdout, stderr := cli(t, tc.args...)
 		assert.Equal(t, fuzzrun.ExitUsage, code, "%v: %s", tc.args, stderr)

@@ -32,6 +32,8 @@ const (
 	MaxWorkers = 1024
 	// MaxRuns bounds -runs.
 	MaxRuns = 1 << 40
+	// MaxDuration bounds -duration.
+	MaxDuration = 30 * 24 * time.Hour
 )
 
 // mode is what one invocation does.
@@ -148,6 +150,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("-seed %d with -runs %d: the last seed would pass %d", opts.seed, opts.runs, uint64(math.MaxUint64))
 	case opts.duration <= 0:
 		return nil, fmt.Errorf("-duration must be positive, got %v", opts.duration)
+	case opts.duration > MaxDuration:
+		return nil, fmt.Errorf("-duration %v: at most %v", opts.duration, MaxDuration)
 	case opts.runs < 0:
 		return nil, fmt.Errorf("-runs must not be negative, got %d", opts.runs)
 	case opts.workers < 1:

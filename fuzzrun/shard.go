@@ -27,6 +27,10 @@ type Shard struct {
 // String renders "i/n".
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
+// MaxShards bounds a shard count: far more than any CI matrix or Indexed
+// Job, and small enough that seed offsets cannot overflow.
+const MaxShards = 1 << 20
+
 // ParseShard parses "i/n" with 0 <= i < n.
 func ParseShard(v string) (Shard, error) {
 	is, ns, ok := strings.Cut(v, "/")
@@ -48,6 +52,8 @@ func newShard(i, n int, v string) (Shard, error) {
 	switch {
 	case n < 1:
 		return Shard{}, fmt.Errorf("shard %s: the count must be at least 1", v)
+	case n > MaxShards:
+		return Shard{}, fmt.Errorf("shard %s: the count must be at most %d", v, MaxShards)
 	case i < 0 || i >= n:
 		return Shard{}, fmt.Errorf("shard %s: the index must be in 0..%d", v, n-1)
 	}
