@@ -104,7 +104,7 @@ func (c *campaign) spawn() error {
 	id := c.nextID
 	c.nextID++
 	if c.opts.workers == 1 {
-		c.slots[id] = &slot{w: startInProc(id, c.opts.scenarios, c.evs)}
+		c.slots[id] = &slot{w: startInProc(id, c.opts.scenarios, c.evs, c.stderr)}
 		return nil
 	}
 	exe, err := os.Executable()

@@ -197,3 +197,13 @@ func TestSmallerDefects(t *testing.T) {
 		assert.NotContains(t, out, "in "+dir+"\n")
 	})
 }
+
+// TestAHangInProcessSaysItsGoroutineStays: with -workers 1 the hang is
+// found all the same, and the campaign says why its goroutine cannot be
+// ended.
+func TestAHangInProcessSaysItsGoroutineStays(t *testing.T) {
+	code, out, stderr := cli(t, "-scenario", "spinning", "-runs", "1", "-workers", "1", "-rapid.shrinktime", "1s")
+	assert.Equal(t, fuzzrun.ExitUnexpected, code, out)
+	assert.Contains(t, out, "hang")
+	assert.Contains(t, stderr, "a hung run's goroutine stays in this process for good")
+}

@@ -212,11 +212,16 @@ type inProcWorker struct {
 	once sync.Once
 }
 
-func startInProc(id int, scenarios []properties.Scenario, evs events) *inProcWorker {
+func startInProc(id int, scenarios []properties.Scenario, evs events, stderr io.Writer) *inProcWorker {
 	w := &inProcWorker{jobs: make(chan *job)}
 	go func() {
+		warned := false
 		for j := range w.jobs {
-			runJob(j, scenarios, func(r result) { evs.send(event{worker: id, res: &r}) })
+			hung := runJob(j, scenarios, func(r result) { evs.send(event{worker: id, res: &r}) })
+			if hung && !warned {
+				warned = true
+				fmt.Fprintln(stderr, "fuzzrun: a hung run's goroutine stays in this process for good (-workers 1 runs in-process, and Go cannot stop a goroutine); use -workers 2 or more to have it ended with its worker")
+			}
 		}
 		evs.send(event{worker: id, gone: errors.New("worker stopped")})
 	}()
