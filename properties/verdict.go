@@ -66,8 +66,11 @@ type Failure struct {
 	Details []string
 	// Diagnosis says, in words, how the run got there.
 	Diagnosis []string
-	Step      int
-	At        model.Time
+	// Writers are, for a fight, the writers of the contested field in the
+	// order of their first write; empty for other verdicts.
+	Writers []string
+	Step    int
+	At      model.Time
 }
 
 // Report renders the failure with the schedule that produced it. The text
