@@ -105,3 +105,20 @@ type Aimed interface {
 	// Target names the controller.
 	Target() string
 }
+
+// Lasts returns how long a fault holds once it strikes: a delay, a lag, a
+// restart's downtime or a partition; zero for a fault that is over when it
+// strikes (an armed fault is over at its next event or write, soon after).
+func Lasts(f Fault) model.Time {
+	switch f := f.(type) {
+	case Delay:
+		return f.For
+	case Stale:
+		return f.For
+	case Restart:
+		return f.Down
+	case Partition:
+		return f.For
+	}
+	return 0
+}

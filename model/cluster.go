@@ -111,6 +111,8 @@ type Cluster struct {
 	mutation      *CacheMutation
 	lostUpdate    *LostUpdate
 	reconciled    reconciled
+	// resyncHeld makes resync timers fire without replaying (HoldResync).
+	resyncHeld bool
 }
 
 // reconciled describes the last reconcile step.
@@ -467,6 +469,13 @@ func (c *Cluster) Interrupt(t Time, actor, action string, fn func()) *Timer {
 
 // Note adds a note to the current step's record.
 func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
+
+// HoldResync stops (held true) or resumes resyncs: while held, a resync
+// timer fires on time but its informer replays nothing. Properties hold
+// resync to check that a controller reaches its goal without one, as it
+// must under faithful faults (docs/design.md, section "Prompt
+// convergence").
+func (c *Cluster) HoldResync(held bool) { c.resyncHeld = held }
 
 // StopActors stops every actor: the world outside holds still from now on.
 func (c *Cluster) StopActors() { c.actorsStopped = true }

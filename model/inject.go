@@ -264,4 +264,3 @@ func (c *Cluster) Rivals() []Rival {
 	}
 	return out
 }
-

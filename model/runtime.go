@@ -77,8 +77,12 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 	}
 	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, func() {
 		ctl.c.begin(ctl.spec.Name, "resync", inf.kind)
-		inf.startReplay()
-		ctl.c.notef("%d objects to replay", inf.cache.len())
+		if ctl.c.resyncHeld {
+			ctl.c.notef("held: no replay while the run checks for prompt convergence")
+		} else {
+			inf.startReplay()
+			ctl.c.notef("%d objects to replay", inf.cache.len())
+		}
 		ctl.scheduleResync(inf)
 	})
 }

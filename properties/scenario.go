@@ -70,6 +70,11 @@ type Scenario struct {
 	// SettleRounds is how many quiet rounds (each one resync period long)
 	// quiescence may take to reach a round that writes nothing; default 5.
 	SettleRounds int
+	// ConvergeWithin, if positive, bounds the virtual time from the last
+	// disturbance (a fault healing, an outside write) to the fixed point:
+	// a run that takes longer fails with slow-convergence. Zero measures
+	// the time (Outcome.ConvergeTime) without judging it.
+	ConvergeWithin model.Time
 	// Expect lists the fault mixes the scenario is run under by default and
 	// what it must show under each.
 	Expect []Expectation
@@ -93,6 +98,9 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.Budget.MaxFaults < 0 || sc.Budget.Horizon < 0 || sc.Budget.MaxDown < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative budget %+v", sc.Name, sc.Budget))
+	}
+	if sc.ConvergeWithin < 0 {
+		errs = append(errs, fmt.Errorf("scenario %q: negative ConvergeWithin %d", sc.Name, sc.ConvergeWithin))
 	}
 	if sc.FaultSteps < 0 || sc.MaxSteps < 0 || sc.SettleRounds < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative step bounds", sc.Name))

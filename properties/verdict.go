@@ -42,11 +42,18 @@ const (
 	// LostUpdate: a write without a resourceVersion precondition put back
 	// a value another writer had changed.
 	LostUpdate Verdict = "lost-update"
+	// ResyncDependent: after faithful faults only, the goal was reached
+	// only when a resync replayed the cache: in production the controller
+	// waits for the next resync, 10 hours by default in controller-runtime.
+	ResyncDependent Verdict = "resync-dependent"
+	// SlowConvergence: the cluster converged, but later after the last
+	// disturbance than Scenario.ConvergeWithin allows.
+	SlowConvergence Verdict = "slow-convergence"
 )
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, ResyncDependent, SlowConvergence:
 		return true
 	}
 	return false
@@ -57,7 +64,8 @@ func knownVerdict(v Verdict) bool {
 type Failure struct {
 	// Property is the violated property: "converges", "no hot loop",
 	// "no fight", "idempotence", "no cache mutation", "no lost update",
-	// "invariant <name>" or "no panic".
+	// "invariant <name>", "no panic", "converges without resync" or
+	// "converges within".
 	Property string
 	Verdict  Verdict
 	// Summary says what went wrong in one line.
