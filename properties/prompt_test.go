@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -38,43 +39,18 @@ func TestAdversarialFaultsMayRelyOnResync(t *testing.T) {
 	requireConverges(t, sc, faults.Mix{faults.KindEdit, faults.KindAPIError, faults.KindRestart})
 }
 
-// gateOpensAt is when the gate opens: after the fault phase (60 ticks
-// without resync), so that the wait happens under the fair scheduler.
-const gateOpensAt = 100
-
-// gatedWorld is one ReplicaSet web with 3 replicas run by ctrl, and the
-// gate, which the outside system behind it opens at gateOpensAt.
-func gatedWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		if err := c.AddController(ctrl); err != nil {
-			return nil, err
-		}
-		c.At(gateOpensAt, "cloud", "open the gate", func() {
-			out := c.Outside("cloud")
-			if gate, err := out.Get(broken.GateKind, "default", broken.GateName); err == nil {
-				_ = out.Set(gate, "spec.open", true)
-			}
-		})
-		if err := c.Apply(broken.NewGate()); err != nil {
-			return nil, err
-		}
-		return c, c.Apply(replicaset.New("default", "web", 3))
-	}
-}
-
 const convergeWithin = 2 * broken.PollInterval
 
 func TestSlowConvergenceCatchesABackoffWait(t *testing.T) {
-	sc := properties.Scenario{Name: "waits-with-errors", Build: gatedWorld(broken.WaitsWithErrors()), ConvergeWithin: convergeWithin}
+	sc := properties.Scenario{Name: "waits-with-errors", Build: broken.GateWorld(broken.WaitsWithErrors()), ConvergeWithin: convergeWithin}
 	cx := requireFails(t, sc, nil, properties.SlowConvergence, 0)
-	assert.Contains(t, cx.Failure.Details[0], "the last outside write was at t=100")
+	assert.Contains(t, cx.Failure.Details[0], fmt.Sprintf("the last outside write was at t=%d", broken.GateOpensAt))
 	diagnosis := strings.Join(cx.Failure.Diagnosis, "\n")
 	assert.Contains(t, diagnosis, "reconciles returned an error")
 	assert.Contains(t, diagnosis, "error: gate is closed")
 	assert.Contains(t, diagnosis, "should return RequeueAfter")
 
-	fixed := properties.Scenario{Name: "waits-with-requeue-after", Build: gatedWorld(broken.WaitsWithRequeueAfter()), ConvergeWithin: convergeWithin}
+	fixed := properties.Scenario{Name: "waits-with-requeue-after", Build: broken.GateWorld(broken.WaitsWithRequeueAfter()), ConvergeWithin: convergeWithin}
 	requireConverges(t, fixed, nil)
 }
 
@@ -84,7 +60,7 @@ func TestSlowConvergenceCatchesABackoffWait(t *testing.T) {
 func TestConvergeTimeIsMeasured(t *testing.T) {
 	longest := map[string]model.Time{}
 	for _, ctrl := range []model.Controller{broken.WaitsWithRequeueAfter(), broken.WaitsWithErrors()} {
-		sc := properties.Scenario{Name: ctrl.Name, Build: gatedWorld(ctrl)}
+		sc := properties.Scenario{Name: ctrl.Name, Build: broken.GateWorld(ctrl)}
 		for seed := range uint64(50) {
 			out, err := properties.Execute(sc, nil, prng{rand.New(rand.NewPCG(seed, 3))}, properties.RunOptions{DiscardTrace: true})
 			require.NoError(t, err)

@@ -69,6 +69,10 @@ type SearchResult struct {
 	Runs int
 	// Counterexample is nil when every run passed.
 	Counterexample *Counterexample
+	// ConvergeTimes are the times to converge (Outcome.ConvergeTime) of
+	// the runs that passed before the first failure, in the order they
+	// ran.
+	ConvergeTimes []model.Time
 }
 
 var (
@@ -108,10 +112,14 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 		failedYet bool
 		minimal   *Outcome
 		choices   []int
+		times     []model.Time
 	)
 	prop := property(sc, mix, propConfig{logger: opts.Logger, strategy: opts.Strategy, observe: func(out *Outcome, ch []int) {
 		if !failedYet {
 			runs++
+			if out.Converged {
+				times = append(times, out.ConvergeTime)
+			}
 		}
 		if out.Failure != nil {
 			failedYet = true
@@ -121,7 +129,7 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + mix.String()}
 	rapid.Check(tb, prop)
 
-	res := &SearchResult{Runs: runs}
+	res := &SearchResult{Runs: runs, ConvergeTimes: times}
 	if !tb.failed {
 		return res, nil
 	}

@@ -119,3 +119,31 @@ const PollInterval = 4
 func WaitsWithRequeueAfter() model.Controller {
 	return gated("waits-with-requeue-after", func() (model.Result, error) { return model.Result{RequeueAfter: PollInterval}, nil })
 }
+
+// GateOpensAt is when the outside system behind the gate opens it in
+// GateWorld: after a fault phase of 60 ticks (the default horizon without
+// resync), so that the controllers wait under the fair scheduler of
+// quiescence, where waiting takes the time it would take in a real cluster.
+const GateOpensAt = 100
+
+// GateWorld builds one ReplicaSet web with 3 replicas run by ctrl (one of
+// the gated controllers), and the closed gate, which the outside system
+// behind it opens at GateOpensAt.
+func GateWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
+	return func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		if err := c.AddController(ctrl); err != nil {
+			return nil, err
+		}
+		c.At(GateOpensAt, "cloud", "open the gate", func() {
+			out := c.Outside("cloud")
+			if gate, err := out.Get(GateKind, "default", GateName); err == nil {
+				_ = out.Set(gate, "spec.open", true)
+			}
+		})
+		if err := c.Apply(NewGate()); err != nil {
+			return nil, err
+		}
+		return c, c.Apply(replicaset.New("default", "web", 3))
+	}
+}
