@@ -58,11 +58,15 @@ func printTable(w io.Writer, results []RowResult) {
 				shrunk = r.FirstVerdict
 			}
 		}
+		failures := fmt.Sprint(r.Failures)
+		if r.Adversarial > 0 {
+			failures += fmt.Sprintf(" (%d adversarial)", r.Adversarial)
+		}
 		ok := "ok"
 		if !r.OK {
 			ok = "UNEXPECTED"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Faults, r.Runs, r.Failures, seed, shrunk, r.Converge, r.Expect, ok)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Faults, r.Runs, failures, seed, shrunk, r.Converge, r.Expect, ok)
 	}
 	_ = tw.Flush()
 }

@@ -34,6 +34,9 @@ type RowResult struct {
 	// Unexpected counts the failures whose verdict the row does not
 	// expect.
 	Unexpected int `json:"unexpected"`
+	// Adversarial counts the failures whose shrunk schedule needs an
+	// adversarial fault: handler bugs, not what real clusters do.
+	Adversarial int `json:"adversarial"`
 	// FirstFailingSeed is the lowest failing seed, 0 if none.
 	FirstFailingSeed uint64 `json:"first_failing_seed,omitempty"`
 	// ShrunkFaults is the number of faults in that failure's shrunk
@@ -89,6 +92,9 @@ func convergeStats(times []model.Time) *ConvergeStats {
 // failed records a failure of the row.
 func (r *RowResult) failed(f *Finding) {
 	r.Failures++
+	if f.FaultClass == string(faults.Adversarial) {
+		r.Adversarial++
+	}
 	if !f.Expected {
 		r.Unexpected++
 		if r.firstUnexpected == nil || f.Seed < r.firstUnexpected.Seed {
