@@ -27,8 +27,9 @@ type Outcome struct {
 	// FaultSteps is the number of steps before quiescence began.
 	FaultSteps int
 	// FaultsFired counts the faults of the schedule that struck before
-	// quiescence began.
+	// quiescence began; Healed says the run got that far.
 	FaultsFired int
+	Healed      bool
 	// ConvergeTime is the virtual time from the last disturbance (a fault
 	// healing, an outside write) to the fixed point (the controllers' last
 	// write), for a run that converged; Converged says it did.
@@ -55,6 +56,7 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	out := &Outcome{Cluster: c, Schedule: sched}
 	out.Failure = r.run(sched)
 	out.FaultSteps = r.faultSteps
+	out.Healed = r.quietFrom > 0
 	for _, t := range r.faultTimers {
 		if t.Fired() {
 			out.FaultsFired++

@@ -56,7 +56,8 @@ type Scenario struct {
 	// a horizon of twice the longest resync period (60 ticks without
 	// resync), restarts down for up to 10 ticks.
 	Budget faults.Budget
-	// FaultSteps caps the steps of the fault phase; default 400.
+	// FaultSteps caps the steps of the fault phase; default 1000, enough for
+	// the clock to reach every scheduled fault in the reference scenarios.
 	FaultSteps int
 	// MaxSteps caps the steps of a whole run; reaching it while the
 	// cluster is still busy is a no-fixed-point failure. Default 5000:
@@ -165,7 +166,7 @@ func (sc *Scenario) bounds(c *model.Cluster) bounds {
 		b.budget.MaxDown = 10
 	}
 	if b.faultSteps == 0 {
-		b.faultSteps = 400
+		b.faultSteps = 1000
 	}
 	if b.maxSteps == 0 {
 		b.maxSteps = 5000
