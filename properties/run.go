@@ -35,6 +35,8 @@ type Outcome struct {
 	// write), for a run that converged; Converged says it did.
 	ConvergeTime model.Time
 	Converged    bool
+
+	timers []*model.Timer
 }
 
 // Execute runs the scenario once: it builds a cluster, injects the schedule,
@@ -57,6 +59,7 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	out.Failure = r.run(sched)
 	out.FaultSteps = r.faultSteps
 	out.Healed = r.quietFrom > 0
+	out.timers = r.faultTimers
 	for _, t := range r.faultTimers {
 		if t.Fired() {
 			out.FaultsFired++
@@ -66,6 +69,17 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 		out.Converged, out.ConvergeTime = true, r.convergeTime()
 	}
 	return out, nil
+}
+
+// Struck returns the faults of the schedule that struck, in time order.
+func (o *Outcome) Struck() faults.Schedule {
+	var out faults.Schedule
+	for i, t := range o.Schedule.Sorted() {
+		if i < len(o.timers) && o.timers[i].Fired() {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func build(sc Scenario, opts RunOptions) (*model.Cluster, error) {

@@ -213,7 +213,7 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 		Strategy: opts.Strategy,
 		Seed:     seed,
 		Failure:  minimal.Failure,
-		Schedule: minimal.Schedule,
+		Schedule: struckOnly(sc, minimal, choices),
 		Choices:  choices,
 		Steps:    minimal.Cluster.Steps(),
 		Trace:    minimal.Cluster.Trace(),
@@ -223,10 +223,29 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 	return res, nil
 }
 
+// struckOnly drops from the minimal run's schedule the faults that never
+// struck (the violation came first, or quiescence did): they are no part of
+// the counterexample. The trimmed schedule is kept only if it replays the
+// same trace; otherwise the schedule stays whole.
+func struckOnly(sc Scenario, minimal *Outcome, choices []int) faults.Schedule {
+	struck := minimal.Struck()
+	if len(struck) == len(minimal.Schedule) {
+		return minimal.Schedule
+	}
+	out, diverged, err := Replay(sc, struck, choices, RunOptions{})
+	if err != nil || diverged || out.Cluster.Trace().Hash() != minimal.Cluster.Trace().Hash() {
+		return minimal.Schedule
+	}
+	return struck
+}
+
 // setRapidFlags sets rapid's flags for one search and returns a function
 // that restores them.
 func setRapidFlags(opts SearchOptions) (func(), error) {
-	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10)}
+	// Shrinking runs to its fixed point with no time limit: rapid stops
+	// shrinking at -rapid.shrinktime (30 s by default), so on a loaded
+	// machine the same seed would shrink to a larger counterexample.
+	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10), "rapid.shrinktime": unlimitedShrink}
 	if opts.Checks > 0 {
 		want["rapid.checks"] = strconv.Itoa(opts.Checks)
 	}
@@ -247,6 +266,11 @@ func setRapidFlags(opts SearchOptions) (func(), error) {
 		}
 	}, nil
 }
+
+// unlimitedShrink is the shrink time limit Search gives rapid: long enough
+// never to be reached, so that the shrunk counterexample depends on the
+// seed alone. A run that hangs is fuzzrun's -run-timeout to catch.
+const unlimitedShrink = "8760h"
 
 var seedPattern = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 
