@@ -40,10 +40,14 @@ func ByName(name string) (properties.Scenario, bool) {
 const resyncPeriod = 20
 
 // replicaSetEdits are the outside edits faults may make around a
-// ReplicaSet: delete a pod, or set spec.replicas.
+// ReplicaSet: delete a pod, set spec.replicas, set or remove a label of a
+// pod, or delete the ReplicaSet and create it again (same name, new UID:
+// its old pods are garbage).
 var replicaSetEdits = []faults.EditTarget{
 	{Resource: replicaset.PodKind},
 	{Resource: replicaset.Kind, Path: "spec.replicas", Min: 0, Max: 5},
+	{Resource: replicaset.PodKind, Path: "metadata.labels.team", Values: []any{"web", nil}},
+	{Resource: replicaset.Kind, Recreate: true},
 }
 
 // replicaSetRivals is what a rival may fight the ReplicaSet controller
