@@ -55,6 +55,7 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 	for _, u := range unmet {
 		add(lastActed(c, u.Controller, u.Object))
 		add(lastFailure(c, u.Controller, u.Object))
+		add(lastReturned(c, u.Controller, u.Object))
 		for _, line := range chain(c.State(), u.Object) {
 			add(line)
 		}
@@ -91,6 +92,20 @@ func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 			}
 		}
 		return ""
+	}
+	return ""
+}
+
+// lastReturned says what the controller's last reconcile of the object
+// returned: nil (and so nothing requeued it), an error, Requeue or
+// RequeueAfter.
+func lastReturned(c *model.Cluster, controller string, target model.Ref) string {
+	recs := c.Trace().Records
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := &recs[i]
+		if r.Actor == controller && r.Action == "reconcile" && r.Target.Key() == target.Key() {
+			return fmt.Sprintf("its last reconcile (t=%d, step %d) %s", r.Time, r.Step, reconcileResult(r))
+		}
 	}
 	return ""
 }

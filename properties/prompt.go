@@ -109,11 +109,23 @@ func lastReconcileBefore(recs []model.Record, controller, key string, step int) 
 // nothing requeued it".
 func reconcileStory(r *model.Record) string {
 	var failed []string
+	for _, n := range r.Notes {
+		if strings.Contains(n, " failed: ") && !strings.HasSuffix(n, "(injected)") {
+			failed = append(failed, n)
+		}
+	}
+	returned := reconcileResult(r)
+	if len(failed) == 0 {
+		return returned
+	}
+	return fmt.Sprintf("%s; %s", strings.Join(failed, "; "), returned)
+}
+
+// reconcileResult says what a reconcile returned, from its record's notes.
+func reconcileResult(r *model.Record) string {
 	returned := "returned nil, and nothing requeued it"
 	for _, n := range r.Notes {
 		switch {
-		case strings.Contains(n, " failed: ") && !strings.HasSuffix(n, "(injected)"):
-			failed = append(failed, n)
 		case strings.HasPrefix(n, "error: "):
 			returned = "returned " + n
 		case strings.HasPrefix(n, "requeue after "):
@@ -124,10 +136,7 @@ func reconcileStory(r *model.Record) string {
 			returned = "panicked"
 		}
 	}
-	if len(failed) == 0 {
-		return returned
-	}
-	return fmt.Sprintf("%s; %s", strings.Join(failed, "; "), returned)
+	return returned
 }
 
 // resyncRepair finds the first replay of key by a resync after step, and
