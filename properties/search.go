@@ -138,10 +138,14 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	if err := opts.Strategy.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.ReplayCommand == nil {
-		opts.ReplayCommand = func(seed uint64) string {
-			return fmt.Sprintf("go run ./cmd/fuzzrun -scenario %s -faults %s%s -seed %d", sc.Name, mix, opts.Strategy.flags(), seed)
+	defaultReplay := opts.ReplayCommand == nil
+	replayUnder := func(m faults.Mix) func(uint64) string {
+		return func(seed uint64) string {
+			return fmt.Sprintf("go run ./cmd/fuzzrun -scenario %s -faults %s%s -seed %d", sc.Name, m, opts.Strategy.flags(), seed)
 		}
+	}
+	if defaultReplay {
+		opts.ReplayCommand = replayUnder(mix)
 	}
 	res, err := searchOnce(sc, mix, opts)
 	if err != nil || res.Counterexample == nil || res.Counterexample.Class != faults.Adversarial {
@@ -150,6 +154,12 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	faithful, _ := mix.Split()
 	if len(faithful) == 0 {
 		return res, nil
+	}
+	// The failing seed of the second search replays under the faithful
+	// kinds. A caller's command (fuzzrun's, which re-runs one seed with one
+	// check under the whole mix, repeating both searches) is kept.
+	if defaultReplay {
+		opts.ReplayCommand = replayUnder(faithful)
 	}
 	again, err := searchOnce(sc, faithful, opts)
 	if err != nil {
