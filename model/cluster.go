@@ -73,6 +73,24 @@ type Dropped struct {
 	Step       int
 }
 
+// Filtered is a notification a level-triggered controller's filter turned
+// into no key: its Notify returned no request, or no For, Owns or Watches
+// mapping matched (a predicate, an unmapped watch). Kept with the trace
+// only.
+type Filtered struct {
+	Controller string
+	Type       EventType
+	Object     Ref
+	RV         uint64
+	At         Time
+	Step       int
+}
+
+// String renders "Modified Pod default/web-x@12".
+func (f Filtered) String() string {
+	return fmt.Sprintf("%s %s@%d", f.Type, f.Object, f.RV)
+}
+
 type actorState struct {
 	actor Actor
 	moves int
@@ -103,6 +121,7 @@ type Cluster struct {
 	panic         *Panic
 	pendingCrash  []*controller
 	dropped       []Dropped
+	filtered      []Filtered
 	writes        int
 	rivals        []*rivalState
 	listeners     []func(Write)
@@ -157,6 +176,10 @@ func (c *Cluster) Panic() *Panic { return c.panic }
 
 // Dropped returns the notifications drop faults have taken, in order.
 func (c *Cluster) Dropped() []Dropped { return c.dropped }
+
+// Filtered returns the notifications controllers' filters turned into no
+// key, in order (empty when the trace is discarded).
+func (c *Cluster) Filtered() []Filtered { return c.filtered }
 
 // SetChooser sets the source actors draw their choices from.
 func (c *Cluster) SetChooser(ch Chooser) { c.chooser = ch }
