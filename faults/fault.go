@@ -34,19 +34,6 @@ const (
 	KindPartition Kind = "partition"
 )
 
-var descriptions = map[Kind]string{
-	KindDrop:      "an event's notification never reaches one informer's handlers; the cache still applies it",
-	KindDuplicate: "an event is delivered to one informer twice in a row",
-	KindDelay:     "an event is held back for D ticks; later events of other objects overtake it, its own object's wait",
-	KindExpire:    "a watch ends with Expired (410 Gone); the informer relists: intermediate states collapse, deletes arrive as tombstones",
-	KindRestart:   "a controller crashes, possibly between two writes of one reconcile: memory, cache and queue lost; down D ticks, then relists",
-	KindStale:     "an informer lags: for D ticks its cache stays K resourceVersions behind the server",
-	KindEdit:      "a one-shot outside write or delete by a non-controller",
-	KindRival:     "a second writer owns a field with another goal and restores it whenever it changes; a persistent rival never stops",
-	KindAPIError:  "a controller's next writes fail: conflict, timeout, throttling (429 with retry-after), internal error, or a timeout after the write was applied",
-	KindPartition: "a controller cannot reach the API server for D ticks: writes fail, watches break; it rewatches or relists after",
-}
-
 // Kinds returns every fault kind, in the order `fuzzrun -list` shows them.
 func Kinds() []Kind {
 	return []Kind{KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindEdit, KindRival, KindAPIError, KindPartition}
@@ -54,8 +41,8 @@ func Kinds() []Kind {
 
 // Describe says what a fault kind does, in a sentence.
 func Describe(k Kind) string {
-	if d, ok := descriptions[k]; ok {
-		return d
+	if info, ok := catalog[k]; ok {
+		return info.what
 	}
 	return "unknown fault kind"
 }
@@ -117,4 +104,21 @@ type Aimed interface {
 	Fault
 	// Target names the controller.
 	Target() string
+}
+
+// Lasts returns how long a fault holds once it strikes: a delay, a lag, a
+// restart's downtime or a partition; zero for a fault that is over when it
+// strikes (an armed fault is over at its next event or write, soon after).
+func Lasts(f Fault) model.Time {
+	switch f := f.(type) {
+	case Delay:
+		return f.For
+	case Stale:
+		return f.For
+	case Restart:
+		return f.Down
+	case Partition:
+		return f.For
+	}
+	return 0
 }

@@ -115,6 +115,18 @@ const (
 	maxPick        = 7 // edit, rival: object index
 )
 
+// drawValue draws what an edit or rival of target sets: an integer in
+// [Min, Max], or the index of one of Values.
+func drawValue(t *rapid.T, target EditTarget) (value int64, choice int) {
+	switch {
+	case target.Path == "":
+		return 0, 0
+	case len(target.Values) > 0:
+		return 0, rapid.IntRange(0, len(target.Values)-1).Draw(t, "choice")
+	}
+	return rapid.Int64Range(target.Min, target.Max).Draw(t, "value"), 0
+}
+
 func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 	controller := func() Target {
 		return topo.Targets[rapid.IntRange(0, len(topo.Targets)-1).Draw(t, "controller")]
@@ -157,17 +169,15 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 	case KindEdit:
 		target := topo.Edits[rapid.IntRange(0, len(topo.Edits)-1).Draw(t, "edit")]
 		p := rapid.IntRange(0, maxPick).Draw(t, "pick")
-		var value int64
-		if target.Path != "" {
-			value = rapid.Int64Range(target.Min, target.Max).Draw(t, "value")
-		}
-		return Edit{Target: target, Pick: p, Value: value}
+		e := Edit{Target: target, Pick: p}
+		e.Value, e.Choice = drawValue(t, target)
+		return e
 	case KindRival:
 		target := topo.Rivals[rapid.IntRange(0, len(topo.Rivals)-1).Draw(t, "rival")]
 		p := rapid.IntRange(0, maxPick).Draw(t, "pick")
-		value := rapid.Int64Range(target.Min, target.Max).Draw(t, "value")
+		value, choice := drawValue(t, target)
 		persistent := rapid.Bool().Draw(t, "persistent")
-		return Rival{Target: target, Pick: p, Value: value, Persistent: persistent}
+		return Rival{Target: target, Pick: p, Value: value, Choice: choice, Persistent: persistent}
 	}
 	panic(fmt.Sprintf("faults: no generator for kind %q", kind))
 }

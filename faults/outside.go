@@ -2,26 +2,54 @@ package faults
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/converge-sim/converge/model"
 )
 
 // Faults made by writers outside the controllers.
 
-// EditTarget says what an edit or rival may touch: objects of Resource, and
-// either delete them (Path empty, edits only) or set the integer field at
-// Path ("spec.replicas", "status.replicas") to a value in [Min, Max].
+// EditTarget says what an edit or rival may touch: objects of Resource,
+// and one of
+//   - delete them (Path empty, edits only), or delete and recreate them
+//     with the same name and a new UID (Recreate, edits only);
+//   - set the integer field at Path ("spec.replicas") to a value in
+//     [Min, Max];
+//   - set the field at Path to one of Values: strings (an enum such as
+//     "status.phase"), booleans, or nil, which removes the field. Paths
+//     name labels ("metadata.labels.team"), map entries ("spec.data.color"
+//     for a ConfigMap's data) and conditions ("status.conditions.Ready")
+//     as well as plain fields.
 type EditTarget struct {
 	Resource string
 	Path     string
 	Min, Max int64
+	Values   []any
+	Recreate bool
 }
 
 func (e EditTarget) validate() error {
 	if e.Resource == "" {
 		return fmt.Errorf("edit target without a resource kind")
 	}
-	if e.Path != "" {
+	if e.Recreate && e.Path != "" {
+		return fmt.Errorf("edit target %s: Recreate takes no field path", e.Resource)
+	}
+	if len(e.Values) > 0 && e.Path == "" {
+		return fmt.Errorf("edit target %s: Values need a field path", e.Resource)
+	}
+	for _, v := range e.Values {
+		switch v.(type) {
+		case string, bool, nil:
+		default:
+			return fmt.Errorf("edit target %s %s: value %v is not a string, a boolean or nil", e.Resource, e.Path, v)
+		}
+		if err := (&model.Object{}).SetField(e.Path, v); err != nil {
+			return fmt.Errorf("edit target %s: %v", e.Resource, err)
+		}
+	}
+	if e.Path != "" && len(e.Values) == 0 {
 		if err := (&model.Object{}).SetField(e.Path, e.Min); err != nil {
 			return fmt.Errorf("edit target %s: %v", e.Resource, err)
 		}
@@ -30,6 +58,21 @@ func (e EditTarget) validate() error {
 		}
 	}
 	return nil
+}
+
+// value returns what an edit or rival drawn with value and choice sets.
+// equal reports whether e and o name the same target: resource, path,
+// range, values and recreation alike.
+func (e EditTarget) equal(o EditTarget) bool {
+	return e.Resource == o.Resource && e.Path == o.Path && e.Min == o.Min && e.Max == o.Max &&
+		e.Recreate == o.Recreate && slices.Equal(e.Values, o.Values)
+}
+
+func (e EditTarget) value(value int64, choice int) any {
+	if len(e.Values) > 0 {
+		return e.Values[choice%len(e.Values)]
+	}
+	return value
 }
 
 // pick returns the Pick-th object of kind (in key order, modulo the count),
@@ -49,11 +92,13 @@ func pick(c *model.Cluster, kind string, n int) *model.Object {
 const Editor = "outside-edit"
 
 // Edit is a one-shot outside change to the Pick-th object (in key order,
-// modulo the count) of Target.Resource: a delete, or Target.Path = Value.
+// modulo the count) of Target.Resource: a delete, a delete and recreate, or
+// Target.Path set to Value (integer targets) or to Target.Values[Choice].
 type Edit struct {
 	Target EditTarget
 	Pick   int
 	Value  int64
+	Choice int
 }
 
 // Kind returns KindEdit.
@@ -67,17 +112,43 @@ func (f Edit) Apply(c *model.Cluster) error {
 		return nil
 	}
 	out := c.Outside(Editor)
-	if f.Target.Path == "" {
+	switch {
+	case f.Target.Recreate:
+		return recreate(c, out, o)
+	case f.Target.Path == "":
 		return out.Delete(o.Ref(), model.DeleteOptions{UID: o.UID})
 	}
-	return out.Set(o.DeepCopy(), f.Target.Path, f.Value)
+	return out.Set(o.DeepCopy(), f.Target.Path, f.Target.value(f.Value, f.Choice))
+}
+
+// recreate deletes o and creates it again with the same name, spec and
+// labels and a new UID, as `kubectl replace --force` or a GitOps tool
+// re-creating an object do; its status and owner references are gone. If
+// finalizers hold the delete, the object is left deleting.
+func recreate(c *model.Cluster, out *model.Outside, o *model.Object) error {
+	if err := out.Delete(o.Ref(), model.DeleteOptions{UID: o.UID}); err != nil {
+		return err
+	}
+	if still, err := out.Get(o.Kind, o.Namespace, o.Name); err == nil && still.UID == o.UID {
+		c.Note("%s is held by finalizers: not recreated", o.Ref())
+		return nil
+	}
+	fresh := &model.Object{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: maps.Clone(o.Labels), Spec: maps.Clone(o.Spec)}
+	return out.Create(fresh)
 }
 
 func (f Edit) String() string {
-	if f.Target.Path == "" {
+	switch {
+	case f.Target.Recreate:
+		return fmt.Sprintf("edit: delete and recreate %s #%d (same name, new UID)", f.Target.Resource, f.Pick)
+	case f.Target.Path == "":
 		return fmt.Sprintf("edit: delete %s #%d", f.Target.Resource, f.Pick)
 	}
-	return fmt.Sprintf("edit: set %s=%d on %s #%d", f.Target.Path, f.Value, f.Target.Resource, f.Pick)
+	v := f.Target.value(f.Value, f.Choice)
+	if v == nil {
+		return fmt.Sprintf("edit: remove %s on %s #%d", f.Target.Path, f.Target.Resource, f.Pick)
+	}
+	return fmt.Sprintf("edit: set %s=%s on %s #%d", f.Target.Path, model.FormatValue(v), f.Target.Resource, f.Pick)
 }
 
 // RivalWriter is the writer name of rival faults.
@@ -92,6 +163,7 @@ type Rival struct {
 	Target     EditTarget
 	Pick       int
 	Value      int64
+	Choice     int
 	Persistent bool
 }
 
@@ -105,7 +177,7 @@ func (f Rival) Apply(c *model.Cluster) error {
 		c.Note("no %s to rival over", f.Target.Resource)
 		return nil
 	}
-	return c.StartRival(model.Rival{Name: RivalWriter, Target: o.Ref(), Path: f.Target.Path, Value: f.Value, Persistent: f.Persistent})
+	return c.StartRival(model.Rival{Name: RivalWriter, Target: o.Ref(), Path: f.Target.Path, Value: f.Target.value(f.Value, f.Choice), Persistent: f.Persistent})
 }
 
 func (f Rival) String() string {
@@ -113,5 +185,9 @@ func (f Rival) String() string {
 	if f.Persistent {
 		lifetime = "persistent"
 	}
-	return fmt.Sprintf("%s rival keeps %s=%d on %s #%d", lifetime, f.Target.Path, f.Value, f.Target.Resource, f.Pick)
+	v := f.Target.value(f.Value, f.Choice)
+	if v == nil {
+		return fmt.Sprintf("%s rival keeps %s removed on %s #%d", lifetime, f.Target.Path, f.Target.Resource, f.Pick)
+	}
+	return fmt.Sprintf("%s rival keeps %s=%s on %s #%d", lifetime, f.Target.Path, model.FormatValue(v), f.Target.Resource, f.Pick)
 }

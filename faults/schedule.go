@@ -103,6 +103,9 @@ type wireFault struct {
 	Max         int64      `json:"max,omitempty"`
 	Pick        int        `json:"pick,omitempty"`
 	Value       int64      `json:"value,omitempty"`
+	Values      []any      `json:"values,omitempty"`
+	Choice      int        `json:"choice,omitempty"`
+	Recreate    bool       `json:"recreate,omitempty"`
 	Persistent  bool       `json:"persistent,omitempty"`
 }
 
@@ -129,9 +132,11 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 		case APIError:
 			w.Controller, w.Error, w.Count = f.Controller, f.Error, f.Count
 		case Edit:
-			w.Resource, w.Path, w.Min, w.Max, w.Pick, w.Value = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Pick, f.Value
+			w.Resource, w.Path, w.Min, w.Max, w.Values, w.Recreate = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values, f.Target.Recreate
+			w.Pick, w.Value, w.Choice = f.Pick, f.Value, f.Choice
 		case Rival:
-			w.Resource, w.Path, w.Min, w.Max, w.Pick, w.Value, w.Persistent = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Pick, f.Value, f.Persistent
+			w.Resource, w.Path, w.Min, w.Max, w.Values = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values
+			w.Pick, w.Value, w.Choice, w.Persistent = f.Pick, f.Value, f.Choice, f.Persistent
 		default:
 			return nil, fmt.Errorf("faults: cannot encode fault %T", t.Fault)
 		}
@@ -208,20 +213,23 @@ func (w wireFault) fault() (Fault, error) {
 		}
 		return APIError{Controller: w.Controller, Error: w.Error, Count: w.Count}, nil
 	case KindEdit, KindRival:
-		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max}
+		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max, Values: w.Values, Recreate: w.Recreate}
 		if err := target.validate(); err != nil {
 			return nil, err
 		}
 		if w.Pick < 0 {
 			return nil, fmt.Errorf("negative pick %d", w.Pick)
 		}
+		if w.Choice < 0 || (w.Choice > 0 && w.Choice >= len(w.Values)) {
+			return nil, fmt.Errorf("choice %d outside the %d values", w.Choice, len(w.Values))
+		}
 		if w.Kind == KindEdit {
-			return Edit{Target: target, Pick: w.Pick, Value: w.Value}, nil
+			return Edit{Target: target, Pick: w.Pick, Value: w.Value, Choice: w.Choice}, nil
 		}
 		if w.Path == "" {
 			return nil, errors.New("needs a field path")
 		}
-		return Rival{Target: target, Pick: w.Pick, Value: w.Value, Persistent: w.Persistent}, nil
+		return Rival{Target: target, Pick: w.Pick, Value: w.Value, Choice: w.Choice, Persistent: w.Persistent}, nil
 	}
 	return nil, fmt.Errorf("unknown kind %q", w.Kind)
 }

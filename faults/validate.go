@@ -94,6 +94,9 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 		if err := within("pick", int64(f.Pick), 0, maxPick); err != nil {
 			return err
 		}
+		if err := within("choice", int64(f.Choice), 0, maxPick); err != nil {
+			return err
+		}
 		if f.Target.Path == "" {
 			return within("value", f.Value, 0, 0)
 		}
@@ -103,6 +106,9 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 			return err
 		}
 		if err := within("pick", int64(f.Pick), 0, maxPick); err != nil {
+			return err
+		}
+		if err := within("choice", int64(f.Choice), 0, maxPick); err != nil {
 			return err
 		}
 		return within("value", f.Value, f.Target.Min, f.Target.Max)
@@ -150,7 +156,7 @@ func controllerNames(topo Topology) []string {
 // declared checks that target is exactly one the scenario declares: same
 // resource, path and range, so a file cannot widen a range.
 func declared(what string, targets []EditTarget, target EditTarget) error {
-	if slices.Contains(targets, target) {
+	if slices.ContainsFunc(targets, target.equal) {
 		return nil
 	}
 	return fmt.Errorf("%s target %s %q [%d, %d]: not one the scenario declares (%v)", what, target.Resource, target.Path, target.Min, target.Max, targets)

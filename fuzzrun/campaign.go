@@ -347,6 +347,8 @@ func (c *campaign) handle(ev event) {
 		r.res.Error = ev.res.Error
 	case ev.res.Finding != nil:
 		c.found(r, ev.res.Finding)
+	case ev.res.ConvergeTime != nil:
+		r.res.converged(*ev.res.ConvergeTime)
 	}
 }
 

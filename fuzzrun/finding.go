@@ -51,7 +51,11 @@ type Finding struct {
 	// Property is the violated property, Verdict how it failed.
 	Property string `json:"property"`
 	Verdict  string `json:"verdict"`
-	Summary  string `json:"summary"`
+	// FaultClass is "adversarial" when the shrunk schedule needs a fault
+	// client-go never produces (a handler bug), "faithful" otherwise;
+	// findings of the two classes are kept apart.
+	FaultClass string `json:"fault_class,omitempty"`
+	Summary    string `json:"summary"`
 	// Expected is whether the scenario must show this verdict under this
 	// mix; an unexpected finding makes the campaign exit 1.
 	Expected  bool     `json:"expected"`
@@ -107,6 +111,7 @@ func newFinding(j *job, cx *properties.Counterexample) *Finding {
 		PCTDepth:    j.Depth,
 		Property:    cx.Failure.Property,
 		Verdict:     string(cx.Failure.Verdict),
+		FaultClass:  string(cx.Class),
 		Summary:     cx.Failure.Summary,
 		Diagnosis:   cx.Failure.Diagnosis,
 		Report:      cx.Report(),
@@ -181,7 +186,7 @@ func (f *Finding) key() string {
 	if f.Lost() || f.Verdict == VerdictHang {
 		return strings.Join([]string{f.Scenario, f.Verdict, f.Faults}, "\n")
 	}
-	return strings.Join([]string{f.Scenario, f.Property, f.Schedule.Signature()}, "\n")
+	return strings.Join([]string{f.Scenario, f.Property, f.FaultClass, f.Schedule.Signature()}, "\n")
 }
 
 // fileName is the finding's file name: scenario, verdict and a hash of

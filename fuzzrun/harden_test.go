@@ -185,10 +185,17 @@ func TestSmallerDefects(t *testing.T) {
 		assert.InDelta(t, 0, summary["runs"], 0)
 	})
 	t.Run("an unwritable -out is not reported as written", func(t *testing.T) {
+		// The same campaign into a writable directory names the file.
+		first := t.TempDir()
+		code, _, _ := cli(t, "-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", first)
+		require.Equal(t, fuzzrun.ExitOK, code)
+		names, err := filepath.Glob(filepath.Join(first, "finding-*.json"))
+		require.NoError(t, err)
+		require.Len(t, names, 1)
 		dir := t.TempDir()
 		// A directory where the finding's file must go: the rename fails,
 		// even for root.
-		blocker := filepath.Join(dir, filepath.Base(edgeFinding))
+		blocker := filepath.Join(dir, filepath.Base(names[0]))
 		require.NoError(t, os.MkdirAll(filepath.Join(blocker, "x"), 0o755))
 		code, out, stderr := cli(t, "-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", dir)
 		assert.Equal(t, fuzzrun.ExitUsage, code)

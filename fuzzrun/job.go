@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -42,6 +43,8 @@ type result struct {
 	Finding *Finding `json:"finding,omitempty"`
 	Error   string   `json:"error,omitempty"`
 	Done    bool     `json:"done,omitempty"`
+	// ConvergeTime is a passing run's time to converge, in ticks.
+	ConvergeTime *model.Time `json:"converge_time,omitempty"`
 }
 
 // runJob runs a job's seeds against the scenarios this program has, until
@@ -79,6 +82,8 @@ func runJob(j *job, scenarios []properties.Scenario, report func(result)) (hung 
 		case sr.Counterexample != nil:
 			res.Finding = newFinding(j, sr.Counterexample)
 			res.Finding.ReplaySeed = sr.Counterexample.Replay
+		case len(sr.ConvergeTimes) == 1:
+			res.ConvergeTime = &sr.ConvergeTimes[0]
 		}
 		report(res)
 		if res.Finding != nil && res.Finding.Verdict == string(properties.Hang) {

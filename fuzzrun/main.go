@@ -116,9 +116,10 @@ func list(w io.Writer, scenarios []properties.Scenario) {
 			fmt.Fprintf(w, "      under %s: %s\n", e.Faults, e)
 		}
 	}
-	fmt.Fprintln(w, "fault kinds:")
+	fmt.Fprintln(w, "fault kinds (class: faithful = real API servers and client-go do it; adversarial = stands for a handler bug):")
 	for _, k := range faults.Kinds() {
-		fmt.Fprintf(w, "  %-8s %s\n", k, faults.Describe(k))
+		class, _ := faults.ClassOf(k)
+		fmt.Fprintf(w, "  %-9s %-11s %s\n  %-9s %-11s why: %s\n", k, class, faults.Describe(k), "", "", faults.Why(k))
 	}
 	fmt.Fprintln(w, "strategies:")
 	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyRandom, "rapid draws every step of the fault phase (the default)")

@@ -155,7 +155,7 @@ func TestUnexpectedRowExitsOne(t *testing.T) {
 }
 
 func TestExpectedFailureNotFoundExitsOne(t *testing.T) {
-	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "drop", "-runs", "2", "-workers", "1")
+	code, out, _ := run("-scenario", "replicaset-noresync", "-faults", "drop", "-runs", "2", "-workers", "1")
 	assert.Equal(t, fuzzrun.ExitUnexpected, code, "seeds 1 and 2 pass, so the row did not show its failure")
 	assert.Contains(t, out, "but all 2 runs passed")
 }

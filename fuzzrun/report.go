@@ -51,7 +51,7 @@ func (p *progress) end(results []RowResult, code int) {
 // printTable prints one line per row.
 func printTable(w io.Writer, results []RowResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tFAULTS\tRUNS\tFAILURES\tFIRST SEED\tSHRUNK\tEXPECT\tOK")
+	fmt.Fprintln(tw, "SCENARIO\tFAULTS\tRUNS\tFAILURES\tFIRST SEED\tSHRUNK\tCONVERGE p50/p99/max\tEXPECT\tOK")
 	for _, r := range results {
 		seed, shrunk := "-", "-"
 		if r.FirstFailingSeed != 0 {
@@ -61,11 +61,15 @@ func printTable(w io.Writer, results []RowResult) {
 				shrunk = r.FirstVerdict
 			}
 		}
+		failures := fmt.Sprint(r.Failures)
+		if r.Adversarial > 0 {
+			failures += fmt.Sprintf(" (%d adversarial)", r.Adversarial)
+		}
 		ok := "ok"
 		if !r.OK {
 			ok = "UNEXPECTED"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Scenario, r.Faults, r.Runs, r.Failures, seed, shrunk, r.Expect, ok)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Faults, r.Runs, failures, seed, shrunk, r.Converge, r.Expect, ok)
 	}
 	_ = tw.Flush()
 }

@@ -1,7 +1,11 @@
 package fuzzrun
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -30,6 +34,9 @@ type RowResult struct {
 	// Unexpected counts the failures whose verdict the row does not
 	// expect.
 	Unexpected int `json:"unexpected"`
+	// Adversarial counts the failures whose shrunk schedule needs an
+	// adversarial fault: handler bugs, not what real clusters do.
+	Adversarial int `json:"adversarial"`
 	// FirstFailingSeed is the lowest failing seed, 0 if none.
 	FirstFailingSeed uint64 `json:"first_failing_seed,omitempty"`
 	// ShrunkFaults is the number of faults in that failure's shrunk
@@ -41,13 +48,53 @@ type RowResult struct {
 	OK           bool   `json:"ok"`
 	// Error is set when the row could not run at all.
 	Error string `json:"error,omitempty"`
+	// Converge summarizes the passing runs' times to converge.
+	Converge *ConvergeStats `json:"converge,omitempty"`
 
 	first, firstUnexpected *Finding
+	times                  []model.Time
+}
+
+// ConvergeStats are percentiles of the virtual time passing runs took to
+// converge after the cluster healed (properties.Outcome.ConvergeTime).
+type ConvergeStats struct {
+	Runs int        `json:"runs"`
+	P50  model.Time `json:"p50"`
+	P99  model.Time `json:"p99"`
+	Max  model.Time `json:"max"`
+}
+
+// String renders "p50/p99/max", in ticks.
+func (s *ConvergeStats) String() string {
+	if s == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d/%d", s.P50, s.P99, s.Max)
+}
+
+// converged records a passing run's time to converge.
+func (r *RowResult) converged(t model.Time) { r.times = append(r.times, t) }
+
+// convergeStats summarizes times by the nearest-rank percentiles; nil when
+// there are none.
+func convergeStats(times []model.Time) *ConvergeStats {
+	if len(times) == 0 {
+		return nil
+	}
+	sorted := slices.Sorted(slices.Values(times))
+	rank := func(p int) model.Time {
+		i := (p*len(sorted)+99)/100 - 1
+		return sorted[max(i, 0)]
+	}
+	return &ConvergeStats{Runs: len(sorted), P50: rank(50), P99: rank(99), Max: sorted[len(sorted)-1]}
 }
 
 // failed records a failure of the row.
 func (r *RowResult) failed(f *Finding) {
 	r.Failures++
+	if f.FaultClass == string(faults.Adversarial) {
+		r.Adversarial++
+	}
 	if !f.Expected {
 		r.Unexpected++
 		if r.firstUnexpected == nil || f.Seed < r.firstUnexpected.Seed {
@@ -67,6 +114,7 @@ func (r *RowResult) failed(f *Finding) {
 // fail has failed, always with the expected verdict; a row without an
 // expectation is ok when nothing failed.
 func (r *RowResult) judge(row Row) {
+	r.Converge = convergeStats(r.times)
 	r.Expect = "converges"
 	if row.Known {
 		r.Expect = row.Expect.String()

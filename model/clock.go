@@ -13,7 +13,11 @@ type Timer struct {
 	seq      uint64
 	fire     func()
 	dead     bool
+	fired    bool
 }
+
+// Fired reports whether the timer has fired (a cancelled one never does).
+func (t *Timer) Fired() bool { return t != nil && t.fired }
 
 // Cancel stops the timer from firing. Cancelling a fired timer does nothing.
 func (t *Timer) Cancel() {
@@ -73,6 +77,7 @@ func (c *Clock) Fire() *Timer {
 	heap.Pop(&c.timers)
 	c.now = t.At
 	t.dead = true
+	t.fired = true
 	t.fire()
 	return t
 }

@@ -73,6 +73,24 @@ type Dropped struct {
 	Step       int
 }
 
+// Filtered is a notification a level-triggered controller's filter turned
+// into no key: its Notify returned no request, or no For, Owns or Watches
+// mapping matched (a predicate, an unmapped watch). Kept with the trace
+// only.
+type Filtered struct {
+	Controller string
+	Type       EventType
+	Object     Ref
+	RV         uint64
+	At         Time
+	Step       int
+}
+
+// String renders "Modified Pod default/web-x@12".
+func (f Filtered) String() string {
+	return fmt.Sprintf("%s %s@%d", f.Type, f.Object, f.RV)
+}
+
 type actorState struct {
 	actor Actor
 	moves int
@@ -103,6 +121,7 @@ type Cluster struct {
 	panic         *Panic
 	pendingCrash  []*controller
 	dropped       []Dropped
+	filtered      []Filtered
 	writes        int
 	rivals        []*rivalState
 	listeners     []func(Write)
@@ -111,6 +130,8 @@ type Cluster struct {
 	mutation      *CacheMutation
 	lostUpdate    *LostUpdate
 	reconciled    reconciled
+	// resyncHeld makes resync timers fire without replaying (HoldResync).
+	resyncHeld bool
 }
 
 // reconciled describes the last reconcile step.
@@ -155,6 +176,10 @@ func (c *Cluster) Panic() *Panic { return c.panic }
 
 // Dropped returns the notifications drop faults have taken, in order.
 func (c *Cluster) Dropped() []Dropped { return c.dropped }
+
+// Filtered returns the notifications controllers' filters turned into no
+// key, in order (empty when the trace is discarded).
+func (c *Cluster) Filtered() []Filtered { return c.filtered }
 
 // SetChooser sets the source actors draw their choices from.
 func (c *Cluster) SetChooser(ch Chooser) { c.chooser = ch }
@@ -285,8 +310,9 @@ func (c *Cluster) controller(name string) *controller {
 // The clock does not advance while a watch event can be delivered or a
 // broken watch re-established: watch latency stays below one tick unless
 // a fault (delay, stale, partition) holds events back. A controller may
-// still fall behind on its queue while time passes. Faults strike at their
-// time regardless (see Interrupt).
+// still fall behind on its queue while time passes. A fault due now
+// strikes even while events are in flight (see Interrupt); one due later
+// waits, like every timer, until they are delivered.
 func (c *Cluster) Enabled(buf []Action) []Action {
 	inFlight := false
 	for i, inf := range c.informers {
@@ -321,7 +347,10 @@ func (c *Cluster) Enabled(buf []Action) []Action {
 			buf = append(buf, Action{Kind: ActRival, Index: i})
 		}
 	}
-	if next := c.clock.Next(); next != nil && (!inFlight || next.Preempts) {
+	// A fault's timer may fire while events are in flight only at the
+	// current time: firing it later would move the clock past the events
+	// in flight, and their informer would lag with no fault to say so.
+	if next := c.clock.Next(); next != nil && (!inFlight || next.Preempts && next.At <= c.clock.Now()) {
 		buf = append(buf, Action{Kind: ActTimer})
 	}
 	return buf
@@ -457,8 +486,10 @@ func (c *Cluster) At(t Time, actor, action string, fn func()) *Timer {
 	})
 }
 
-// Interrupt is At for faults: its timer fires at time t even while watch
-// events are in flight, so that a fault can strike in the middle of things.
+// Interrupt is At for faults: once the clock is at time t, its timer may
+// fire even while watch events are in flight, so that a fault can strike
+// in the middle of things. It never moves the clock while events are in
+// flight: that would make an informer lag with no fault in the schedule.
 func (c *Cluster) Interrupt(t Time, actor, action string, fn func()) *Timer {
 	tm := c.At(t, actor, action, fn)
 	tm.Preempts = true
@@ -467,6 +498,13 @@ func (c *Cluster) Interrupt(t Time, actor, action string, fn func()) *Timer {
 
 // Note adds a note to the current step's record.
 func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
+
+// HoldResync stops (held true) or resumes resyncs: while held, a resync
+// timer fires on time but its informer replays nothing. Properties hold
+// resync to check that a controller reaches its goal without one, as it
+// must under faithful faults (docs/design.md, section "Prompt
+// convergence").
+func (c *Cluster) HoldResync(held bool) { c.resyncHeld = held }
 
 // StopActors stops every actor: the world outside holds still from now on.
 func (c *Cluster) StopActors() { c.actorsStopped = true }

@@ -192,6 +192,12 @@ func (c *Cluster) CrashAfterWrites(controller string, writes int, down Time) err
 // back (an autoscaler against a GitOps sync, two operators owning one
 // status). A transient rival stops when the cluster heals; a persistent one
 // never does.
+//
+// A field has at most one rival: a rival started on a field another active
+// rival owns takes it over, and the earlier one stops. Two rivals with
+// different values on one field would fight each other with no controller
+// involved, a fight of the harness's making (docs/design.md, section
+// "Fault classes").
 type Rival struct {
 	Name       string
 	Target     Ref
@@ -224,7 +230,8 @@ func (r *rivalState) act(c *Cluster) {
 	_ = out.Set(o, r.Path, r.Value) // the path was checked at start; Outside notes a failed write
 }
 
-// StartRival starts a rival writer now.
+// StartRival starts a rival writer now. If an active rival already owns the
+// same field of the same object, the new one takes the field over.
 func (c *Cluster) StartRival(r Rival) error {
 	if r.Name == "" || r.Path == "" {
 		return fmt.Errorf("a rival needs a name and a field path")
@@ -236,23 +243,24 @@ func (c *Cluster) StartRival(r Rival) error {
 	if err := probe.SetField(r.Path, r.Value); err != nil {
 		return err
 	}
-	// Each rival writes under its own name, so that two rivals fighting
-	// each other show up as two writers.
-	base, n := r.Name, 1
-	for c.hasRival(r.Name) {
-		n++
-		r.Name = fmt.Sprintf("%s-%d", base, n)
+	for _, old := range c.rivals {
+		if old.active && old.Target == r.Target && old.Path == r.Path {
+			old.active = false
+			c.notef("rival %s stops: a new rival takes %s of %s over", old.Name, old.Path, old.Target)
+		}
 	}
 	c.rivals = append(c.rivals, &rivalState{Rival: r, active: true})
 	c.notef("rival %s owns %s of %s, wants %v", r.Name, r.Path, r.Target, FormatValue(r.Value))
 	return nil
 }
 
-func (c *Cluster) hasRival(name string) bool {
+// Rivals returns the rivals still active, in the order they started.
+func (c *Cluster) Rivals() []Rival {
+	var out []Rival
 	for _, r := range c.rivals {
-		if r.Name == name {
-			return true
+		if r.active {
+			out = append(out, r.Rival)
 		}
 	}
-	return false
+	return out
 }

@@ -32,10 +32,15 @@ func (ctl *controller) notify(n Notification) bool {
 	case n.Old != nil:
 		n.Old = n.Old.DeepCopy()
 	}
+	keys := 0
 	ctl.c.guard(ctl.spec.Name, func() {
 		for _, r := range ctl.spec.Notify(n) {
 			ctl.queue.Add(r.Key())
+			keys++
 		}
 	})
+	if keys == 0 {
+		ctl.filtered(n.Type, n.Object)
+	}
 	return true
 }

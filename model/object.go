@@ -338,8 +338,12 @@ func (o *Object) Field(path string) any {
 }
 
 // SetField sets the value at a full field path (see Field). Label values
-// must be strings.
+// must be strings. A nil value removes the field (a label, a map entry
+// "spec.data.<key>", a condition "status.conditions.<type>").
 func (o *Object) SetField(path string, v any) error {
+	if v == nil {
+		return o.unsetField(path)
+	}
 	switch {
 	case strings.HasPrefix(path, "spec."):
 		if o.Spec == nil {
@@ -360,6 +364,20 @@ func (o *Object) SetField(path string, v any) error {
 			o.Labels = map[string]string{}
 		}
 		o.Labels[path[len("metadata.labels."):]] = s
+	default:
+		return fmt.Errorf("field path %q does not start with spec., status. or metadata.labels.", path)
+	}
+	return nil
+}
+
+func (o *Object) unsetField(path string) error {
+	switch {
+	case strings.HasPrefix(path, "spec."):
+		delete(o.Spec, path[len("spec."):])
+	case strings.HasPrefix(path, "status."):
+		delete(o.Status, path[len("status."):])
+	case strings.HasPrefix(path, "metadata.labels."):
+		delete(o.Labels, path[len("metadata.labels."):])
 	default:
 		return fmt.Errorf("field path %q does not start with spec., status. or metadata.labels.", path)
 	}

@@ -77,8 +77,12 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 	}
 	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, func() {
 		ctl.c.begin(ctl.spec.Name, "resync", inf.kind)
-		inf.startReplay()
-		ctl.c.notef("%d objects to replay", inf.cache.len())
+		if ctl.c.resyncHeld {
+			ctl.c.notef("held: no replay while the run checks for prompt convergence")
+		} else {
+			inf.startReplay()
+			ctl.c.notef("%d objects to replay", inf.cache.len())
+		}
 		ctl.scheduleResync(inf)
 	})
 }
@@ -179,18 +183,35 @@ func (ctl *controller) keysFor(inf *Informer, o *Object, add func(string)) {
 	}
 }
 
-func (ctl *controller) enqueue(inf *Informer, objs ...*Object) {
+func (ctl *controller) enqueue(typ EventType, inf *Informer, objs ...*Object) {
+	keys := 0
+	add := func(k string) {
+		ctl.queue.Add(k)
+		keys++
+	}
 	ctl.c.guard(ctl.spec.Name, func() {
 		for _, o := range objs {
-			ctl.keysFor(inf, o, ctl.queue.Add)
+			ctl.keysFor(inf, o, add)
 		}
 	})
+	if keys == 0 && len(objs) > 0 {
+		ctl.filtered(typ, objs[len(objs)-1])
+	}
+}
+
+// filtered records a notification that enqueued no key, for diagnoses.
+func (ctl *controller) filtered(typ EventType, o *Object) {
+	c := ctl.c
+	if c.cfg.DiscardTrace {
+		return
+	}
+	c.filtered = append(c.filtered, Filtered{Controller: ctl.spec.Name, Type: typ, Object: o.Ref(), RV: o.ResourceVersion, At: c.clock.Now(), Step: c.step})
 }
 
 func (ctl *controller) notifyAdd(inf *Informer, o *Object) {
 	if ctl.handler == nil {
 		if !ctl.notify(Notification{Kind: inf.kind, Type: Added, Object: o}) {
-			ctl.enqueue(inf, o)
+			ctl.enqueue(Added, inf, o)
 		}
 		return
 	}
@@ -203,9 +224,9 @@ func (ctl *controller) notifyUpdate(inf *Informer, old, new *Object) {
 			return
 		}
 		if old == new {
-			ctl.enqueue(inf, new)
+			ctl.enqueue(Modified, inf, new)
 		} else {
-			ctl.enqueue(inf, old, new)
+			ctl.enqueue(Modified, inf, old, new)
 		}
 		return
 	}
@@ -215,7 +236,7 @@ func (ctl *controller) notifyUpdate(inf *Informer, old, new *Object) {
 func (ctl *controller) notifyDelete(inf *Informer, o *Object, finalStateUnknown bool) {
 	if ctl.handler == nil {
 		if !ctl.notify(Notification{Kind: inf.kind, Type: Deleted, Object: o, FinalStateUnknown: finalStateUnknown}) {
-			ctl.enqueue(inf, o)
+			ctl.enqueue(Deleted, inf, o)
 		}
 		return
 	}

@@ -55,6 +55,7 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 	for _, u := range unmet {
 		add(lastActed(c, u.Controller, u.Object))
 		add(lastFailure(c, u.Controller, u.Object))
+		add(lastReturned(c, u.Controller, u.Object))
 		for _, line := range chain(c.State(), u.Object) {
 			add(line)
 		}
@@ -65,6 +66,7 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 					u.Controller, d.Event, d.At, d.Step))
 			}
 		}
+		add(lastFiltered(c, u.Controller, u.Object))
 		for _, line := range faultHistory(c, sched, u.Controller) {
 			add(line)
 		}
@@ -91,6 +93,39 @@ func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 			}
 		}
 		return ""
+	}
+	return ""
+}
+
+// lastReturned says what the controller's last reconcile of the object
+// returned: nil (and so nothing requeued it), an error, Requeue or
+// RequeueAfter.
+func lastReturned(c *model.Cluster, controller string, target model.Ref) string {
+	recs := c.Trace().Records
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := &recs[i]
+		if r.Actor == controller && r.Action == "reconcile" && r.Target.Key() == target.Key() {
+			return fmt.Sprintf("its last reconcile (t=%d, step %d) %s", r.Time, r.Step, reconcileResult(r))
+		}
+	}
+	return ""
+}
+
+// lastFiltered reports the last notification about the object or objects
+// named after it that the controller's filter (its Notify, a predicate, a
+// watch that maps to no key) turned into no key, if it came after the
+// controller last reconciled the object.
+func lastFiltered(c *model.Cluster, controller string, target model.Ref) string {
+	fs := c.Filtered()
+	for i := len(fs) - 1; i >= 0; i-- {
+		f := fs[i]
+		if f.Controller != controller || !mentions(f.Object, target) {
+			continue
+		}
+		if t, ok := c.LastReconcile(controller, target.Key()); ok && t > f.At {
+			return ""
+		}
+		return fmt.Sprintf("the filter of %s dropped %s at t=%d (step %d): it enqueued no key", controller, f, f.At, f.Step)
 	}
 	return ""
 }

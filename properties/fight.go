@@ -86,6 +86,7 @@ func (f *fight) sequence() string {
 func (r *runner) fought(f *fight) *Failure {
 	writers := f.writers()
 	fl := r.failure("no fight", Fight, fmt.Sprintf("%s of %s flips between %s", f.key.path, f.key.ref, strings.Join(writers, " and ")))
+	fl.Writers = writers
 	fl.Details = []string{
 		"object: " + f.key.ref.String(),
 		"field: " + f.key.path,

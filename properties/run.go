@@ -31,6 +31,17 @@ type Outcome struct {
 	Schedule faults.Schedule
 	// FaultSteps is the number of steps before quiescence began.
 	FaultSteps int
+	// FaultsFired counts the faults of the schedule that struck before
+	// quiescence began; Healed says the run got that far.
+	FaultsFired int
+	Healed      bool
+	// ConvergeTime is the virtual time from the last disturbance (a fault
+	// healing, an outside write) to the fixed point (the controllers' last
+	// write), for a run that converged; Converged says it did.
+	ConvergeTime model.Time
+	Converged    bool
+
+	timers []*model.Timer
 }
 
 // execute is Execute in the calling goroutine. Every choice is drawn
@@ -41,8 +52,9 @@ func execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector(), gate: g}
+	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector(), gate: g, controllers: c.Controllers()}
 	c.OnWrite(r.fights.observe)
+	c.OnWrite(r.observeWrite)
 	r.invariants = sc.Invariants
 	if sc.Monitors != nil {
 		r.invariants = append(slices.Clip(r.invariants), sc.Monitors(c)...)
@@ -50,7 +62,28 @@ func execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	out := &Outcome{Cluster: c, Schedule: sched}
 	out.Failure = r.run(sched)
 	out.FaultSteps = r.faultSteps
+	out.Healed = r.quietFrom > 0
+	out.timers = r.faultTimers
+	for _, t := range r.faultTimers {
+		if t.Fired() {
+			out.FaultsFired++
+		}
+	}
+	if out.Failure == nil {
+		out.Converged, out.ConvergeTime = true, r.convergeTime()
+	}
 	return out, nil
+}
+
+// Struck returns the faults of the schedule that struck, in time order.
+func (o *Outcome) Struck() faults.Schedule {
+	var out faults.Schedule
+	for i, t := range o.Schedule.Sorted() {
+		if i < len(o.timers) && o.timers[i].Fired() {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func build(sc Scenario, opts RunOptions) (*model.Cluster, error) {
@@ -86,6 +119,18 @@ type runner struct {
 	last int
 	// gate is where the run's choices are drawn (see Execute).
 	gate *gate
+	// controllers are the cluster's controllers, by name.
+	controllers []string
+	// faultTimers are the timers of the schedule's faults.
+	faultTimers []*model.Timer
+	// disturbedAt is the time of the last outside write; settledAt of the
+	// last write by a controller or the garbage collector.
+	disturbedAt, settledAt model.Time
+	// healedAt is when quiescence began.
+	healedAt model.Time
+	// resyncFrom is the step from which resync ran again after the
+	// prompt-convergence check held it; 0 when it was not held.
+	resyncFrom int
 }
 
 func (r *runner) run(sched faults.Schedule) *Failure {
@@ -96,6 +141,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 		return f
 	}
 	pending := sched.Inject(c)
+	r.faultTimers = pending
 	quiet := false
 	c.At(r.b.budget.Horizon, "cluster", "end of fault phase", func() { quiet = true })
 
@@ -137,6 +183,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 	r.fights.active = true
 	c.Heal()
 	r.quietFrom = c.Steps()
+	r.healedAt = c.Now()
 	if f := r.checkStep(); f != nil {
 		return f
 	}
@@ -146,11 +193,53 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 // quiesce drives the healed cluster to a fixed point: it settles all
 // pending work, then runs quiet rounds (each one resync period of timers)
 // until one round writes nothing. At that fixed point every goal must hold.
+//
+// After a schedule of faithful faults only, the first quiet rounds run
+// with resync held: a correct controller reaches its goal by events,
+// relists, retries and RequeueAfter, and needs no resync to get there
+// (docs/design.md, section "Prompt convergence"). Resync then resumes for
+// the rounds that prove the fixed point; a goal it alone brings about is a
+// resync-dependent failure.
 func (r *runner) quiesce() *Failure {
 	c := r.c
 	if f := r.settle(-1); f != nil {
 		return f
 	}
+	var withoutResync []model.GoalUnmet
+	if r.checksPromptness() {
+		c.HoldResync(true)
+		f := r.quietRounds()
+		c.HoldResync(false)
+		if f != nil {
+			return f
+		}
+		withoutResync = c.Goals()
+		r.resyncFrom = c.Steps()
+	}
+	if f := r.quietRounds(); f != nil {
+		return f
+	}
+	if unmet := c.Goals(); len(unmet) > 0 {
+		return r.goalUnmet(unmet)
+	}
+	if p := c.Panic(); p != nil {
+		return r.panicked(p)
+	}
+	if len(withoutResync) > 0 {
+		return r.resyncDependent(withoutResync)
+	}
+	if within := r.sc.ConvergeWithin; within > 0 {
+		if took := r.convergeTime(); took > within {
+			return r.slowConvergence(took)
+		}
+	}
+	return nil
+}
+
+// quietRounds runs quiet rounds until one writes nothing; too many rounds
+// are a hot loop.
+func (r *runner) quietRounds() *Failure {
+	c := r.c
 	for round := 1; ; round++ {
 		writes := c.Writes()
 		// A round lasts a resync period, and longer if a requeue is
@@ -168,19 +257,12 @@ func (r *runner) quiesce() *Failure {
 			}
 		}
 		if c.Writes() == writes {
-			break
+			return nil
 		}
 		if round >= r.b.settleRounds {
 			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", round, r.b.round))
 		}
 	}
-	if unmet := c.Goals(); len(unmet) > 0 {
-		return r.goalUnmet(unmet)
-	}
-	if p := c.Panic(); p != nil {
-		return r.panicked(p)
-	}
-	return nil
 }
 
 // settle runs every pending non-timer action, fairly: round-robin over the

@@ -57,7 +57,8 @@ type Scenario struct {
 	// a horizon of twice the longest resync period (60 ticks without
 	// resync), restarts down for up to 10 ticks.
 	Budget faults.Budget
-	// FaultSteps caps the steps of the fault phase; default 400.
+	// FaultSteps caps the steps of the fault phase; default 1000, enough for
+	// the clock to reach every scheduled fault in the reference scenarios.
 	FaultSteps int
 	// MaxSteps caps the steps of a whole run; reaching it while the
 	// cluster is still busy is a no-fixed-point failure. Default 5000:
@@ -76,6 +77,11 @@ type Scenario struct {
 	// SettleRounds is how many quiet rounds (each one resync period long)
 	// quiescence may take to reach a round that writes nothing; default 5.
 	SettleRounds int
+	// ConvergeWithin, if positive, bounds the virtual time from the last
+	// disturbance (a fault healing, an outside write) to the fixed point:
+	// a run that takes longer fails with slow-convergence. Zero measures
+	// the time (Outcome.ConvergeTime) without judging it.
+	ConvergeWithin model.Time
 	// Expect lists the fault mixes the scenario is run under by default and
 	// what it must show under each.
 	Expect []Expectation
@@ -102,6 +108,9 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.RunTimeout < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative RunTimeout %v", sc.Name, sc.RunTimeout))
+	}
+	if sc.ConvergeWithin < 0 {
+		errs = append(errs, fmt.Errorf("scenario %q: negative ConvergeWithin %d", sc.Name, sc.ConvergeWithin))
 	}
 	if sc.FaultSteps < 0 || sc.MaxSteps < 0 || sc.SettleRounds < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative step bounds", sc.Name))
@@ -166,7 +175,7 @@ func (sc *Scenario) bounds(c *model.Cluster) bounds {
 		b.budget.MaxDown = 10
 	}
 	if b.faultSteps == 0 {
-		b.faultSteps = 400
+		b.faultSteps = 1000
 	}
 	if b.maxSteps == 0 {
 		b.maxSteps = 5000

@@ -48,11 +48,18 @@ const (
 	// GoroutineLeak: goroutines started during a run were still running
 	// after it.
 	GoroutineLeak Verdict = "goroutine-leak"
+	// ResyncDependent: after faithful faults only, the goal was reached
+	// only when a resync replayed the cache: in production the controller
+	// waits for the next resync, 10 hours by default in controller-runtime.
+	ResyncDependent Verdict = "resync-dependent"
+	// SlowConvergence: the cluster converged, but later after the last
+	// disturbance than Scenario.ConvergeWithin allows.
+	SlowConvergence Verdict = "slow-convergence"
 )
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak, ResyncDependent, SlowConvergence:
 		return true
 	}
 	return false
@@ -63,7 +70,8 @@ func knownVerdict(v Verdict) bool {
 type Failure struct {
 	// Property is the violated property: "converges", "no hot loop",
 	// "no fight", "idempotence", "no cache mutation", "no lost update",
-	// "invariant <name>" or "no panic".
+	// "invariant <name>", "no panic", "converges without resync" or
+	// "converges within".
 	Property string
 	Verdict  Verdict
 	// Summary says what went wrong in one line.
@@ -72,8 +80,11 @@ type Failure struct {
 	Details []string
 	// Diagnosis says, in words, how the run got there.
 	Diagnosis []string
-	Step      int
-	At        model.Time
+	// Writers are, for a fight, the writers of the contested field in the
+	// order of their first write; empty for other verdicts.
+	Writers []string
+	Step    int
+	At      model.Time
 }
 
 // Report renders the failure with the schedule that produced it. The text

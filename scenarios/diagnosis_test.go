@@ -23,7 +23,7 @@ func TestDiagnosisGolden(t *testing.T) {
 		seed     uint64
 	}{
 		{"replicaset-edge", faults.Mix{faults.KindDrop}, 3},
-		{"replicaset-noresync", faults.Mix{faults.KindDrop}, 30},
+		{"replicaset-noresync", faults.Mix{faults.KindDrop}, 43},
 		{"hpa-gitops-fight", faults.Mix{}, 1},
 		{"pdb-drain", faults.Mix{}, 1},
 	} {

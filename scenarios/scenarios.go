@@ -40,10 +40,14 @@ func ByName(name string) (properties.Scenario, bool) {
 const resyncPeriod = 20
 
 // replicaSetEdits are the outside edits faults may make around a
-// ReplicaSet: delete a pod, or set spec.replicas.
+// ReplicaSet: delete a pod, set spec.replicas, set or remove a label of a
+// pod, or delete the ReplicaSet and create it again (same name, new UID:
+// its old pods are garbage).
 var replicaSetEdits = []faults.EditTarget{
 	{Resource: replicaset.PodKind},
 	{Resource: replicaset.Kind, Path: "spec.replicas", Min: 0, Max: 5},
+	{Resource: replicaset.PodKind, Path: "metadata.labels.team", Values: []any{"web", nil}},
+	{Resource: replicaset.Kind, Recreate: true},
 }
 
 // replicaSetRivals is what a rival may fight the ReplicaSet controller
@@ -111,18 +115,20 @@ func ReplicaSetNoResync() properties.Scenario {
 }
 
 // ReplicaSetEdge is the edge-triggered twin: it acts on deltas and counts
-// in memory, and fails under drop, duplicate, expire and restart.
+// in memory, and fails under drop, duplicate and restart within a few runs.
+// It fails under expire too, but only when the watch expires while events
+// are in flight, about once in 250 runs (the fault matrix shows it): too
+// rarely for a short campaign, so expire is not declared here.
 func ReplicaSetEdge() properties.Scenario {
 	return properties.Scenario{
 		Name:   "replicaset-edge",
-		Doc:    "edge-triggered ReplicaSet controller counting in memory; fails under drop, duplicate, expire and restart",
+		Doc:    "edge-triggered ReplicaSet controller counting in memory; fails under drop, duplicate and restart (and, rarely, expire)",
 		Build:  replicaSetWorld(replicaset.Edge("replicaset-edge"), true),
 		Edits:  replicaSetEdits,
 		Rivals: replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop}, Fails: properties.GoalUnmet},
 			{Faults: faults.Mix{faults.KindDuplicate}, Fails: properties.GoalUnmet},
-			{Faults: faults.Mix{faults.KindExpire}, Fails: properties.GoalUnmet},
 			{Faults: faults.Mix{faults.KindRestart}, Fails: properties.GoalUnmet},
 		},
 	}

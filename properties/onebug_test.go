@@ -1,0 +1,58 @@
+package properties_test
+
+import (
+	"github.com/converge-sim/converge/controllers/replicaset"
+	"testing"
+
+	"github.com/converge-sim/converge/examples/broken"
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// healable is every fault kind but edit and rival: the quiet world has no
+// edit or rival targets.
+var healable = faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindAPIError, faults.KindPartition}
+
+// TestOneBugOneFinding: a controller without resync that swallows write
+// errors, with a user who rescales, fails under drop (any controller
+// without resync does once a notification of a rescale is lost) and under
+// apierror and partition (its own bug: a failed write is never retried).
+// Under the whole healable mix, from seed 1, the first search shrinks to a
+// single drop; the report must still be the swallowed error, with the drop
+// kept apart.
+func TestOneBugOneFinding(t *testing.T) {
+	sc := properties.Scenario{Name: "swallows-errors", Build: world(broken.SwallowsErrors(), true)}
+	res, err := properties.Search(sc, healable, properties.SearchOptions{Checks: ciChecks, Seed: 1})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, faults.Faithful, cx.Class, cx.Report())
+	assert.Equal(t, properties.GoalUnmet, cx.Failure.Verdict)
+	assert.Positive(t, cx.Schedule.Count(faults.KindAPIError)+cx.Schedule.Count(faults.KindPartition), "the bug is the swallowed write error:\n%s", cx.Report())
+	assert.Zero(t, cx.Schedule.Count(faults.KindDrop), cx.Report())
+
+	require.NotNil(t, res.Adversarial, "the first search found the drop")
+	assert.Equal(t, faults.Adversarial, res.Adversarial.Class)
+	assert.Equal(t, 1, res.Adversarial.Schedule.Count(faults.KindDrop), res.Adversarial.Report())
+	assert.Contains(t, cx.Report(), "found by a second search under the faithful faults alone")
+}
+
+// TestAdversarialOnlyCounterexampleSaysSo: the reference controller without
+// resync fails only by a dropped notification; the report says that the
+// fault is adversarial and what that means with a 10-hour SyncPeriod.
+func TestAdversarialOnlyCounterexampleSaysSo(t *testing.T) {
+	sc := properties.Scenario{Name: "noresync", Build: quietWorld(replicaset.Level(replicaset.LevelOptions{})), Edits: podDeletes}
+	mix := faults.Mix{faults.KindDrop, faults.KindEdit, faults.KindRestart}
+	res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: ciChecks, Seed: 1})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, faults.Adversarial, cx.Class)
+	assert.Nil(t, res.Adversarial)
+	report := cx.Report()
+	assert.Contains(t, report, "fault class: adversarial")
+	assert.Contains(t, report, "SyncPeriod (10 hours)")
+	assert.Contains(t, report, "A second search under the faithful faults alone (edit,restart) found no counterexample")
+}
