@@ -26,6 +26,9 @@ type Outcome struct {
 	Schedule faults.Schedule
 	// FaultSteps is the number of steps before quiescence began.
 	FaultSteps int
+	// QuietFrom is the step at which quiescence began; zero when the run
+	// failed before it.
+	QuietFrom int
 }
 
 // Execute runs the scenario once: it builds a cluster, injects the schedule,
@@ -46,6 +49,7 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	out := &Outcome{Cluster: c, Schedule: sched}
 	out.Failure = r.run(sched)
 	out.FaultSteps = r.faultSteps
+	out.QuietFrom = r.quietFrom
 	return out, nil
 }
 
