@@ -375,6 +375,12 @@ func (c *campaign) found(r *rowState, f *Finding) {
 	if err != nil {
 		c.writeErrors++
 		fmt.Fprintf(c.stderr, "fuzzrun: cannot write finding %s: %v\n", st.path, err)
+	} else if isNew && st.path != "" && !f.Lost() {
+		if sc, ok := find(c.opts.scenarios, f.Scenario); ok {
+			if err := writeFindingTimeline(timelinePath(st.path), f, sc); err != nil {
+				fmt.Fprintf(c.stderr, "fuzzrun: cannot write the timeline of finding %s: %v\n", st.path, err)
+			}
+		}
 	}
 	c.progress.found(st, isNew, f)
 }
