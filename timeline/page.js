@@ -89,10 +89,16 @@
     return 20000;
   }
 
+  var drawn = '';
   function draw() {
     var left = scroller.scrollLeft, w = scroller.clientWidth || 800;
     var s0 = firstStep + Math.floor((left - 4) / px) - 2;
     var s1 = firstStep + Math.ceil((left + w) / px) + 2;
+    // Nothing to do when the view and the selection are as drawn: marks
+    // keep their elements (and a pointer on them stays valid).
+    var key = [s0, s1, px, selMark, selObj].join();
+    if (key === drawn) { return; }
+    drawn = key;
     var mw = Math.max(px - 1, 3);
     for (var l = 0; l < lanes.length; l++) {
       var list = byLane[l], html = '', lastX = -10;
@@ -162,6 +168,10 @@
   function diffTable(o, v, all) {
     var vs = objs[o].v, cur = vs[v], prev = v > 0 ? vs[v - 1] : null;
     var a = prev && !prev.del ? (prev.f || {}) : {}, b = cur.del ? {} : (cur.f || {});
+    if (cur.del) {
+      // A delete: the object as it last was, unchanged.
+      b = a;
+    }
     var paths = Object.keys(Object.assign({}, a, b)).sort();
     var rows = '';
     paths.forEach(function (p) {
@@ -173,7 +183,7 @@
         : esc(b[p]);
       rows += '<tr class="' + (changed ? 'changed' : 'same') + '"><td class="mono">' + esc(p) + '</td><td class="mono">' + val + '</td></tr>';
     });
-    var head = cur.del ? 'deleted' : (prev ? 'diff against resourceVersion ' + prev.rv + ' (step ' + prev.s + ')' : 'created');
+    var head = cur.del ? 'deleted; its last stored state:' : (prev ? 'diff against resourceVersion ' + prev.rv + ' (step ' + prev.s + ')' : 'created');
     return '<p class="hint">resourceVersion ' + cur.rv + ', ' + esc(cur.verb) + ' by ' + esc(D.writers[cur.w]) +
       ' at step ' + cur.s + ' — ' + head + '</p><table>' + (rows || '<tr><td class="hint">no field changed</td></tr>') + '</table>';
   }
