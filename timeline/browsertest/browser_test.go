@@ -131,7 +131,7 @@ func clickRecordMark(t *testing.T, ctx context.Context, laneKind string) {
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 	require.NotEmpty(t, png)
 	path := filepath.Join(t.TempDir(), name)
