@@ -200,3 +200,38 @@ func TestWriteGoldenPages(t *testing.T) {
 		require.NoError(t, timeline.WriteFile(filepath.Join(dir, g.scenario+".html"), goldenRun(t, g.scenario, g.mix, g.seed)))
 	}
 }
+
+// marksOf returns the classes of the marks on lanes of the given kind.
+func marksOf(d pageData, kind string) []string {
+	var out []string
+	for _, m := range d.Marks {
+		if d.Lanes[m.L].Kind == kind {
+			out = append(out, m.C)
+		}
+	}
+	return out
+}
+
+func anyHas(classes []string, class string) bool {
+	for _, c := range classes {
+		for _, f := range strings.Fields(c) {
+			if f == class {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestInformerAndServerMarks: a duplicated event is a dup mark and a
+// restart a relist on the informer's lane; a failed update a conflict mark
+// on the API server's lane; a failed reconcile an error mark.
+func TestInformerAndServerMarks(t *testing.T) {
+	_, dup := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindDuplicate}, 1))
+	assert.True(t, anyHas(marksOf(dup, "informer"), "dup"), "a duplicate delivery is marked")
+	_, restart := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindRestart}, 1))
+	assert.True(t, anyHas(marksOf(restart, "informer"), "relist"), "a restart relists the informers")
+	_, pdb := render(t, goldenRun(t, "pdb-drain", faults.Mix{}, 1))
+	assert.True(t, anyHas(marksOf(pdb, "server"), "conflict"), "the replicaset's update-status conflict at step 14")
+	assert.True(t, anyHas(marksOf(pdb, "controller"), "error"), "the drain's refused eviction")
+}
