@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/fuzzrun"
@@ -88,8 +89,11 @@ func TestIdenticalFindingsAreWrittenOnceWithACount(t *testing.T) {
 	for _, ev := range evs["finding"] {
 		distinct[ev["file"].(string)] = true
 	}
-	assert.Len(t, files, len(distinct), "one file per distinct finding, and nothing else")
+	assert.Len(t, files, 2*len(distinct), "one file and its timeline page per distinct finding, and nothing else")
+	files, err = filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
 	for _, path := range files {
+		assert.FileExists(t, strings.TrimSuffix(path, ".json")+".html")
 		f, err := fuzzrun.ReadFinding(path)
 		require.NoError(t, err)
 		total += f.Count
