@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,14 +41,13 @@ type lane struct {
 }
 
 // mark is one thing drawn on a lane at a step: C lists its classes
-// ("reconcile error"), T is its tooltip, O the object it touched (-1:
-// none), R the record it belongs to.
+// ("reconcile error"), O is the object it touched (-1: none), R the record
+// it belongs to, whose text is its tooltip.
 type mark struct {
 	L int    `json:"l"`
 	S int    `json:"s"`
 	R int    `json:"r"`
 	C string `json:"c"`
-	T string `json:"t"`
 	O int    `json:"o"`
 }
 
@@ -243,27 +241,26 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 		kinds = append(kinds, classifyNote(n))
 	}
 	has := func(k noteKind) bool { return slices.Contains(kinds, k) }
-	add := func(l int, class, tip string) {
-		b.p.Marks = append(b.p.Marks, mark{L: l, S: r.Step, R: i, C: class, T: tip, O: rec.Object})
+	add := func(l int, class string) {
+		b.p.Marks = append(b.p.Marks, mark{L: l, S: r.Step, R: i, C: class, O: rec.Object})
 	}
-	subject := r.Subject()
 
 	fault := 0
 	switch {
 	case r.Actor == "fault":
 		fault = faultNumber(r)
-		add(b.faultLane, "fault", strings.TrimSpace(r.Action+" "+strings.Join(r.Notes, "; ")))
+		add(b.faultLane, "fault")
 		if fault > 0 && fault <= len(b.sched) {
 			if st, ok := b.sched[fault-1].Fault.(faults.Stale); ok {
 				if l, ok := b.infLane[st.Controller+"/"+st.Resource]; ok {
-					add(l, "lag", fmt.Sprintf("lag begins: %d resourceVersions behind for %d ticks", st.Behind, st.For))
+					add(l, "lag")
 				}
 			}
 		}
 	case isSystem(r.Actor):
-		add(b.clusterLane, "system", strings.TrimSpace(r.Actor+" "+r.Action+" "+subject))
+		add(b.clusterLane, "system")
 	case b.isOutside(r.Actor):
-		add(b.actorLane[r.Actor], "act"+writesClass(r), strings.TrimSpace(r.Action+" "+subject))
+		add(b.actorLane[r.Actor], "act"+writesClass(r))
 	default:
 		b.controllerMarks(r, has, add)
 	}
@@ -273,7 +270,7 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 
 // controllerMarks puts a controller's step on its own lane (reconciles,
 // restarts, partitions) or on one of its informers' lanes.
-func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add func(int, string, string)) {
+func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add func(int, string)) {
 	ctl := r.Actor
 	if kind := informerKind(r); kind != "" {
 		l, ok := b.infLane[ctl+"/"+kind]
@@ -310,7 +307,7 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 			}
 			seen[key] = true
 		}
-		add(l, class+writesClass(r), strings.TrimSpace(r.Action+" "+r.Subject()))
+		add(l, class+writesClass(r))
 		return
 	}
 	class := r.Action
@@ -329,43 +326,31 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 		for _, kind := range b.infKinds[ctl] {
 			l := b.infLane[ctl+"/"+kind]
 			clear(b.delivered[l])
-			add(l, "relist", "relist on restart")
+			add(l, "relist")
 		}
 	default:
 		class = "other"
 	}
-	tip := strings.TrimSpace(r.Action + " " + r.Subject())
-	if n := len(r.Writes); n > 0 {
-		tip += " → " + strconv.Itoa(n) + " write" + plural(n)
-	}
-	add(b.ctrlLane[ctl], class+writesClass(r), tip)
+	add(b.ctrlLane[ctl], class+writesClass(r))
 }
 
 // serverMarks puts the step's writes, and its failed calls, on the API
 // server's lane.
-func (b *builder) serverMarks(r *model.Record, has func(noteKind) bool, add func(int, string, string)) {
+func (b *builder) serverMarks(r *model.Record, has func(noteKind) bool, add func(int, string)) {
 	if len(r.Writes) == 0 && !has(noteConflict) && !has(noteFailed) {
 		return
 	}
-	var parts []string
 	class := "write"
-	for _, w := range r.Writes {
-		parts = append(parts, model.FormatWrite(w)+" by "+w.Caller)
-	}
 	if len(r.Writes) > 0 {
 		class += " " + r.Writes[0].Verb.String()
 	}
-	for _, n := range r.Notes {
-		switch classifyNote(n) {
-		case noteConflict:
-			parts = append(parts, n)
-			class += " conflict"
-		case noteFailed:
-			parts = append(parts, n)
-			class += " failed"
-		}
+	if has(noteConflict) {
+		class += " conflict"
 	}
-	add(b.serverLane, class, strings.Join(parts, "\n"))
+	if has(noteFailed) {
+		class += " failed"
+	}
+	add(b.serverLane, class)
 }
 
 func writesClass(r *model.Record) string {
@@ -373,13 +358,6 @@ func writesClass(r *model.Record) string {
 		return " wrote"
 	}
 	return ""
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // versionAt returns the index of the object's version with resourceVersion

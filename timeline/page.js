@@ -115,7 +115,7 @@
         if (selObj >= 0 && m.o === selObj) { cls += ' of-obj'; }
         if (m.r === violationRecord) { cls += ' violation'; }
         html += '<div class="' + cls + '" data-i="' + i + '" data-step="' + m.s + '" style="left:' + mx +
-          'px;width:' + mw + 'px" title="#' + m.s + ' t=' + recs[m.r].t + ' ' + esc(m.t) + '"></div>';
+          'px;width:' + mw + 'px" title="' + esc(recs[m.r].line.slice(0, 400)) + '"></div>';
       }
       laneEls[l].innerHTML = html;
     }

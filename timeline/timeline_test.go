@@ -40,7 +40,7 @@ type pageData struct {
 	Lanes []struct{ Kind, Name string }
 	Marks []struct {
 		L, S, R, O int
-		C, T       string
+		C          string
 	}
 	Records []struct {
 		S    int

@@ -212,7 +212,10 @@ func TestLongRunInChromium(t *testing.T) {
 	total := eval[int](t, ctx, `JSON.parse(document.getElementById('data').textContent).marks.length`)
 	t.Logf("long run: %d steps, %d bytes, %d marks of which %d drawn, loaded in %.0f ms", run.Cluster.Steps(), size, total, drawn, ms)
 	assert.Less(t, drawn, total/2, "only the marks in view are drawn")
+	assert.Equal(t, len(run.Schedule), eval[int](t, ctx, `document.querySelectorAll('#schedule a[data-fault]').length`), "every fault struck")
 	clickRecordMark(t, ctx, "controller")
+	click(t, ctx, `#schedule a[data-fault]`)
+	assert.Contains(t, text(t, ctx, "#record"), " fault #1 ", "the first fault's mark, far from the violation, is drawn and selected")
 }
 
 // BenchmarkLoadLongRun and BenchmarkLoadSmallRun measure opening a page
