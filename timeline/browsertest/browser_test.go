@@ -188,6 +188,14 @@ func TestGoldenPagesInChromium(t *testing.T) {
 				assert.Contains(t, text(t, ctx, "#schedule"), "Fault schedule: none")
 			}
 
+			// The object the violation touched is selected: its field
+			// history names the writers (for the fight, the two of them
+			// flipping spec.replicas).
+			history := text(t, ctx, "#object")
+			for _, w := range writersOf(run.Violation.Details) {
+				assert.Contains(t, history, w, "the field history names writer %s", w)
+			}
+
 			clickRecordMark(t, ctx, "server")
 			// The screenshot shows a dropped notification's record, when
 			// the run has one.
@@ -247,4 +255,15 @@ func benchmarkLoad(b *testing.B, run timeline.Run) {
 	}
 	b.ReportMetric(float64(size), "page-bytes")
 	b.ReportMetric(total/float64(b.N), "load-ms")
+}
+
+// writersOf reads the writers of a fight from its details ("writers: a,
+// b"); none for other verdicts.
+func writersOf(details []string) []string {
+	for _, d := range details {
+		if list, ok := strings.CutPrefix(d, "writers: "); ok {
+			return strings.Split(list, ", ")
+		}
+	}
+	return nil
 }
