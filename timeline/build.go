@@ -49,6 +49,9 @@ type mark struct {
 	R int    `json:"r"`
 	C string `json:"c"`
 	O int    `json:"o"`
+	// E is the last step of a span: a lag, a held event, a partition, a
+	// controller down; zero for a mark of one step.
+	E int `json:"e,omitempty"`
 }
 
 // record is one step: its time, its full text, the object it was about
@@ -107,7 +110,14 @@ type builder struct {
 	// delivered holds, per informer lane, the object versions delivered
 	// since its last (re)list, to tell a duplicate delivery.
 	delivered map[int]map[deliveryKey]bool
-	sched     faults.Schedule
+	// open holds the spans not yet ended, per lane and kind, oldest first.
+	open  map[spanKey][]int
+	sched faults.Schedule
+}
+
+type spanKey struct {
+	lane int
+	kind string
 }
 
 type deliveryKey struct {
@@ -125,6 +135,7 @@ func build(run Run) page {
 		infKinds:  map[string][]string{},
 		actorLane: map[string]int{},
 		delivered: map[int]map[deliveryKey]bool{},
+		open:      map[spanKey][]int{},
 		sched:     run.Schedule.Sorted(),
 	}
 	b.p.Title = run.Title
@@ -159,6 +170,9 @@ func build(run Run) page {
 		if n := b.addRecord(i, &recs[i]); n > 0 {
 			faultRecord[n] = i
 		}
+	}
+	if len(recs) > 0 {
+		b.closeAll(run.QuietFrom, recs[len(recs)-1].Step)
 	}
 	for i, t := range b.sched {
 		r, ok := faultRecord[i+1]
@@ -251,11 +265,7 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 		fault = faultNumber(r)
 		add(b.faultLane, "fault")
 		if fault > 0 && fault <= len(b.sched) {
-			if st, ok := b.sched[fault-1].Fault.(faults.Stale); ok {
-				if l, ok := b.infLane[st.Controller+"/"+st.Resource]; ok {
-					add(l, "lag")
-				}
-			}
+			b.faultSpan(b.sched[fault-1].Fault, r.Step, i, rec.Object)
 		}
 	case isSystem(r.Actor):
 		add(b.clusterLane, "system")
@@ -300,6 +310,14 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 		case has(noteHeld):
 			class = "held"
 		}
+		switch {
+		case class == "lag":
+			b.closeSpan(l, "lag", r.Step)
+		case class == "held":
+			b.openSpan(l, "held", r.Step, len(b.p.Records)-1, b.p.Records[len(b.p.Records)-1].Object)
+		case strings.HasPrefix(r.Action, "release held"):
+			b.closeSpan(l, "held", r.Step)
+		}
 		if r.Action == "watch" || strings.HasPrefix(r.Action, "release held") {
 			key := deliveryKey{ref: r.Target, rv: r.RV}
 			if r.RV != 0 && seen[key] {
@@ -321,7 +339,11 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 		case has(noteRequeue):
 			class += " requeue"
 		}
+	case "partition ends":
+		b.closeSpan(b.ctrlLane[ctl], "partition", r.Step)
+		class = "other"
 	case "restart":
+		b.closeSpan(b.ctrlLane[ctl], "down", r.Step)
 		// A restart relists every informer of the controller.
 		for _, kind := range b.infKinds[ctl] {
 			l := b.infLane[ctl+"/"+kind]
@@ -415,4 +437,55 @@ func flatten(o *model.Object) map[string]string {
 		f["status."+k] = model.FormatValue(v)
 	}
 	return f
+}
+
+// faultSpan opens the span a fault starts, if it has one: a lag on the
+// informer's lane, a partition or an immediate crash on the controller's.
+func (b *builder) faultSpan(f faults.Fault, step, rec, obj int) {
+	switch f := f.(type) {
+	case faults.Stale:
+		if l, ok := b.infLane[f.Controller+"/"+f.Resource]; ok {
+			b.openSpan(l, "lag", step, rec, obj)
+		}
+	case faults.Partition:
+		if l, ok := b.ctrlLane[f.Controller]; ok {
+			b.openSpan(l, "partition", step, rec, obj)
+		}
+	case faults.Restart:
+		if l, ok := b.ctrlLane[f.Controller]; ok && f.AfterWrites == 0 {
+			b.openSpan(l, "down", step, rec, obj)
+		}
+	}
+}
+
+// openSpan starts a span of the given kind on a lane; it lasts until
+// closeSpan ends it.
+func (b *builder) openSpan(lane int, kind string, step, rec, obj int) {
+	b.p.Marks = append(b.p.Marks, mark{L: lane, S: step, R: rec, C: "span " + kind, O: obj, E: step})
+	key := spanKey{lane: lane, kind: kind}
+	b.open[key] = append(b.open[key], len(b.p.Marks)-1)
+}
+
+// closeSpan ends the oldest open span of the kind on the lane at step.
+func (b *builder) closeSpan(lane int, kind string, step int) {
+	key := spanKey{lane: lane, kind: kind}
+	if q := b.open[key]; len(q) > 0 {
+		b.p.Marks[q[0]].E = step
+		b.open[key] = q[1:]
+	}
+}
+
+// closeAll ends the spans still open: healing ends them when quiescence
+// begins, and a run that failed before then ends them at its last step.
+func (b *builder) closeAll(quietFrom, last int) {
+	for _, q := range b.open {
+		for _, i := range q {
+			end := last
+			if quietFrom > b.p.Marks[i].S {
+				end = quietFrom
+			}
+			b.p.Marks[i].E = end
+		}
+	}
+	clear(b.open)
 }

@@ -15,9 +15,16 @@
   var firstStep = recs.length ? recs[0].s : 0;
   var recByStep = {};
   recs.forEach(function (r, i) { recByStep[r.s] = i; });
+  // byLane holds each lane's marks of one step, in step order; spans (a
+  // lag, a held event, a partition, a controller down) are few and kept
+  // apart, since one may start before the view and end in it.
   var byLane = lanes.map(function () { return []; });
+  var spans = lanes.map(function () { return []; });
   var byRecord = recs.map(function () { return []; });
-  marks.forEach(function (m, i) { byLane[m.l].push(i); byRecord[m.r].push(i); });
+  marks.forEach(function (m, i) {
+    (m.e ? spans : byLane)[m.l].push(i);
+    byRecord[m.r].push(i);
+  });
   var V = D.violation;
   var violationRecord = V && recByStep[V.Step] !== undefined ? recByStep[V.Step] : -1;
 
@@ -100,8 +107,20 @@
     if (key === drawn) { return; }
     drawn = key;
     var mw = Math.max(px - 1, 3);
+    function markHTML(i, mx, w) {
+      var m = marks[i], cls = 'mark ' + m.c;
+      if (i === selMark) { cls += ' sel'; }
+      if (selObj >= 0 && m.o === selObj) { cls += ' of-obj'; }
+      if (m.r === violationRecord) { cls += ' violation'; }
+      return '<div class="' + cls + '" data-i="' + i + '" data-step="' + m.s + '" style="left:' + mx +
+        'px;width:' + w + 'px" title="' + esc(recs[m.r].line.slice(0, 400)) + '"></div>';
+    }
     for (var l = 0; l < lanes.length; l++) {
       var list = byLane[l], html = '', lastX = -10;
+      spans[l].forEach(function (i) {
+        var m = marks[i];
+        if (m.s <= s1 && m.e >= s0) { html += markHTML(i, x(m.s), Math.max((m.e - m.s + 1) * px, 3)); }
+      });
       for (var k = firstAt(list, s0); k < list.length; k++) {
         var i = list[k], m = marks[i];
         if (m.s > s1) { break; }
@@ -110,12 +129,7 @@
         // are drawn once; a selected or flagged mark always is.
         if (px < 1 && mx - lastX < 2 && i !== selMark && m.r !== violationRecord) { continue; }
         lastX = mx;
-        var cls = 'mark ' + m.c;
-        if (i === selMark) { cls += ' sel'; }
-        if (selObj >= 0 && m.o === selObj) { cls += ' of-obj'; }
-        if (m.r === violationRecord) { cls += ' violation'; }
-        html += '<div class="' + cls + '" data-i="' + i + '" data-step="' + m.s + '" style="left:' + mx +
-          'px;width:' + mw + 'px" title="' + esc(recs[m.r].line.slice(0, 400)) + '"></div>';
+        html += markHTML(i, mx, mw);
       }
       laneEls[l].innerHTML = html;
     }
@@ -304,7 +318,7 @@
     $('violation').innerHTML = h;
   } else {
     $('violation').innerHTML = '<h2>No property violated</h2>';
-    $('violation').style.borderColor = '#2f8f4e';
+    $('violation').className += ' passed';
   }
   var sh = '<h2>Fault schedule' + (D.faults && D.faults.length ? ' (' + D.faults.length + ')' : ': none') + '</h2>';
   if (D.faults && D.faults.length) {

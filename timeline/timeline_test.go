@@ -39,8 +39,8 @@ type pageData struct {
 	}
 	Lanes []struct{ Kind, Name string }
 	Marks []struct {
-		L, S, R, O int
-		C          string
+		L, S, R, O, E int
+		C             string
 	}
 	Records []struct {
 		S    int
@@ -250,4 +250,30 @@ func TestInformerAndServerMarks(t *testing.T) {
 	_, pdb := render(t, goldenRun(t, "pdb-drain", faults.Mix{}, 1))
 	assert.True(t, anyHas(marksOf(pdb, "server"), "conflict"), "the replicaset's update-status conflict at step 14")
 	assert.True(t, anyHas(marksOf(pdb, "controller"), "error"), "the drain's refused eviction")
+}
+
+// TestSpans: a fault that lasts is a span on its lane, from the step it
+// struck at to the step it ended: a stale cache on the informer's lane, a
+// partition and a crash on the controller's.
+func TestSpans(t *testing.T) {
+	sc, ok := scenarios.ByName("replicaset-level")
+	require.True(t, ok)
+	sched := faults.Schedule{
+		{At: 0, Fault: faults.Stale{Controller: "replicaset", Resource: "Pod", Behind: 2, For: 10}},
+		{At: 0, Fault: faults.Partition{Controller: "replicaset", For: 5}},
+		{At: 20, Fault: faults.Restart{Controller: "replicaset", Down: 5}},
+	}
+	out, err := properties.Execute(sc, sched, &properties.ReplayChooser{}, properties.RunOptions{})
+	require.NoError(t, err)
+	_, d := render(t, out.Timeline("spans", ""))
+	for _, kind := range []string{"lag", "partition", "down"} {
+		found := false
+		for _, m := range d.Marks {
+			if strings.Contains(m.C, "span "+kind) {
+				found = true
+				assert.Greater(t, m.E, m.S, "the %s span ends after it began", kind)
+			}
+		}
+		assert.True(t, found, "a %s span", kind)
+	}
 }
