@@ -246,7 +246,12 @@
       var f = v.del ? {} : (v.f || {}), prev = k > 0 && !vs[k - 1].del ? (vs[k - 1].f || {}) : {};
       Object.keys(Object.assign({}, prev, f)).sort().forEach(function (p) {
         if (k > 0 && prev[p] === f[p]) { return; }
-        if (!hist[p]) { hist[p] = []; order.push(p); }
+        if (!hist[p]) {
+          hist[p] = [];
+          order.push(p);
+          // A field set after the object was created was absent before.
+          if (k > 0) { hist[p].push({ v: '<none>', w: vs[0].w, s: vs[0].s }); }
+        }
         hist[p].push({ v: f[p] === undefined ? '<none>' : f[p], w: v.w, s: v.s });
       });
     });
