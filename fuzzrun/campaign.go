@@ -405,6 +405,14 @@ func (c *campaign) found(r *rowState, f *Finding) {
 	if err != nil {
 		c.writeErrors++
 		fmt.Fprintf(c.stderr, "fuzzrun: cannot write finding %s: %v\n", st.path, err)
+	} else if st.f == f && st.path != "" && !f.Lost() {
+		// A new bug, or a smaller seed of a known one: its page follows
+		// the file, so it too does not depend on worker timing.
+		if sc, ok := find(c.opts.scenarios, f.Scenario); ok {
+			if err := writeFindingTimeline(timelinePath(st.path), f, sc); err != nil {
+				fmt.Fprintf(c.stderr, "fuzzrun: cannot write the timeline of finding %s: %v\n", st.path, err)
+			}
+		}
 	}
 	c.progress.found(st, isNew, f)
 }

@@ -2,9 +2,9 @@ package fuzzrun_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/fuzzrun"
@@ -88,8 +88,11 @@ func TestIdenticalFindingsAreWrittenOnceWithACount(t *testing.T) {
 	for _, ev := range evs["finding"] {
 		distinct[ev["file"].(string)] = true
 	}
-	assert.Len(t, files, len(distinct), "one file per distinct finding, and nothing else")
+	assert.Len(t, files, 2*len(distinct), "one file and its timeline page per distinct finding, and nothing else")
+	files, err = filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
 	for _, path := range files {
+		assert.FileExists(t, strings.TrimSuffix(path, ".json")+".html")
 		f, err := fuzzrun.ReadFinding(path)
 		require.NoError(t, err)
 		total += f.Count
@@ -142,13 +145,14 @@ func TestACrashedWorkerIsReported(t *testing.T) {
 	assert.Equal(t, 2, f.Count, "both seeds crash the same way")
 }
 
-// onlyFinding reads the one file in dir, a finding.
+// onlyFinding reads the one finding file in dir (its timeline page may
+// lie beside it).
 func onlyFinding(t *testing.T, dir string) (*fuzzrun.Finding, string) {
 	t.Helper()
-	files, err := os.ReadDir(dir)
+	files, err := filepath.Glob(filepath.Join(dir, "finding-*.json"))
 	require.NoError(t, err)
 	require.Len(t, files, 1)
-	path := filepath.Join(dir, files[0].Name())
+	path := files[0]
 	f, err := fuzzrun.ReadFinding(path)
 	require.NoError(t, err)
 	return f, path

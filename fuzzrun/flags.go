@@ -59,6 +59,7 @@ type options struct {
 	out        string
 	replay     string
 	traceJSON  bool
+	html       string
 	json       bool
 	runTimeout time.Duration
 	// workerMemory is each worker process's memory limit, in MiB.
@@ -94,6 +95,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
 	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
 	fs.StringVar(&opts.replay, "replay", "", "replay the finding in `FILE` exactly and print its trace")
+	fs.StringVar(&opts.html, "html", "", "with -replay or a seed replay: also write the run's timeline page (one self-contained HTML file) to `FILE`")
 	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
 	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
@@ -212,6 +214,9 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	}
 	if opts.traceJSON {
 		return nil, errors.New("-trace-json applies to a replay (-replay FILE, or -scenario S -seed N)")
+	}
+	if opts.html != "" {
+		return nil, errors.New("-html applies to a replay (-replay FILE, or -scenario S -seed N); a campaign with -out writes a page beside each finding")
 	}
 	if shard != "" {
 		opts.shard, err = ParseShard(shard)

@@ -79,6 +79,14 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 	if code := printTrace(stdout, stderr, out.Cluster.Trace(), opts.traceJSON); code != ExitOK {
 		return code
 	}
+	if opts.html != "" {
+		run := out.Timeline(findingTitle(f), fmt.Sprintf("%s -replay %s", command(), opts.replay))
+		if err := writeTimeline(opts.html, run); err != nil {
+			fmt.Fprintf(stderr, "fuzzrun: -html: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprintf(report, "timeline: %s\n", opts.html)
+	}
 	return judgeReplay(sc, mix, out.Failure)
 }
 
@@ -120,11 +128,25 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 	cx := sr.Counterexample
 	if cx == nil {
 		fmt.Fprintf(report, "scenario %s, faults %s, seed %d: converged\n", sc.Name, mix, opts.seed)
+		if opts.html != "" {
+			fmt.Fprintf(report, "no timeline written: -html draws a failing run\n")
+		}
 		return ExitOK
 	}
 	fmt.Fprint(report, cx.Report())
 	if code := printTrace(stdout, stderr, cx.Trace, opts.traceJSON); code != ExitOK {
 		return code
+	}
+	if opts.html != "" {
+		run, err := cx.Timeline(sc)
+		if err == nil {
+			err = writeTimeline(opts.html, run)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fuzzrun: -html: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprintf(report, "timeline: %s\n", opts.html)
 	}
 	return judgeReplay(sc, mix, cx.Failure)
 }

@@ -42,6 +42,9 @@ type Outcome struct {
 	Converged    bool
 
 	timers []*model.Timer
+	// QuietFrom is the step at which quiescence began; zero when the run
+	// failed before it.
+	QuietFrom int
 }
 
 // execute is Execute in the calling goroutine. Every choice is drawn
@@ -72,6 +75,7 @@ func execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	if out.Failure == nil {
 		out.Converged, out.ConvergeTime = true, r.convergeTime()
 	}
+	out.QuietFrom = r.quietFrom
 	return out, nil
 }
 
