@@ -140,6 +140,12 @@ type Server struct {
 
 	intercept Intercept
 	onWrite   func(Write)
+
+	// admission, noGeneration and rejections: see admission.go.
+	admission    []Admission
+	noGeneration map[string]bool
+	rejections   map[rejectionKey]*Rejection
+	rejectSeq    uint64
 }
 
 // NewServer returns an empty server whose history keeps at least window
@@ -288,14 +294,25 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored.Spec = maps.Clone(spec)
 	if stored.Name == "" {
 		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
-	} else if st.get(stored.Namespace, stored.Name) != nil {
+	}
+	stored.Status = nil
+	defaulted := false
+	if len(s.admission) > 0 {
+		if defaulted, err = s.admitSpec(caller, VerbCreate, nil, stored); err != nil {
+			return err
+		}
+	}
+	if obj.Name != "" && st.get(stored.Namespace, stored.Name) != nil {
 		return statusErr(ReasonAlreadyExists, "%s already exists", stored.Ref())
 	}
 	s.seq++
 	s.rv++
 	stored.UID = UID("uid-" + strconv.FormatUint(s.seq, 10))
 	stored.ResourceVersion = s.rv
-	stored.Generation = 1
+	stored.Generation = 0
+	if s.hasGeneration(stored.Kind) {
+		stored.Generation = 1
+	}
 	stored.CreationTimestamp = s.now()
 	stored.DeletionTimestamp = nil
 	stored.Status = nil
@@ -308,7 +325,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 	}
 	obj.Name = stored.Name
 	same := fromCallerMeta
-	if obj.Spec.normal() {
+	if obj.Spec.normal() && !defaulted {
 		same |= fromCallerSpec
 	}
 	reflect(obj, stored, same)
@@ -385,14 +402,20 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if err := s.preconditions(stored, obj.UID, obj.ResourceVersion); err != nil {
 		return err
 	}
+	defaulted := false
+	if len(s.admission) > 0 {
+		if fields, defaulted, err = s.admitUpdate(caller, verb, stored, obj, fields); err != nil {
+			return err
+		}
+	}
 	next := *stored
 	same := fromCallerMeta
-	if in.normal() {
+	if in.normal() && !defaulted {
 		same |= fromCallerSpec
 	}
 	if verb == VerbUpdateStatus {
 		same = 0
-		if in.normal() {
+		if in.normal() && !defaulted {
 			same = fromCallerStatus
 		}
 		if stored.Status.Equal(fields) {
@@ -422,7 +445,9 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		}
 		if specChanged {
 			next.Spec = maps.Clone(fields)
-			next.Generation++
+			if s.hasGeneration(ref.Kind) {
+				next.Generation++
+			}
 		}
 	}
 	s.rv++

@@ -1,0 +1,169 @@
+package model
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// Admission is one step of the API server's write path before storage, as
+// Kubernetes' defaulting, validation and admission: it sees the caller, the
+// verb, the stored object (nil for a create) and the candidate, the object
+// as it would be stored, a private copy whose Spec and Status it may change
+// (defaults). Changes to anything else are ignored. An error rejects the
+// write; an Invalid StatusError with Causes names the offending fields.
+//
+// Admission runs for create, update and update-status, after the
+// not-found and resourceVersion checks and before the no-op check, so a
+// default that fills an absent field is a change, and an update that
+// changes nothing once defaulted writes nothing.
+type Admission func(caller string, verb Verb, old, obj *Object) error
+
+// AddAdmission appends fn to the server's admission chain. The steps run
+// in the order they were added; the first error stops the chain.
+func (s *Server) AddAdmission(fn Admission) { s.admission = append(s.admission, fn) }
+
+// Cause is one reason of an Invalid error, as Kubernetes' metav1.StatusCause:
+// the field path ("spec.replicas", "status.active"), the kind of problem
+// ("FieldValueTooMany") and the message ("Too many: 11: must have at most
+// 10 items").
+type Cause struct {
+	Type    string
+	Field   string
+	Message string
+}
+
+// GenerationRule says when a kind's metadata.generation moves.
+type GenerationRule uint8
+
+const (
+	// GenerationOnSpec: generation is 1 on create and grows by one with
+	// every write that changes the spec (workloads, custom resources with
+	// a status subresource). The default for every kind.
+	GenerationOnSpec GenerationRule = iota
+	// GenerationNone: the kind has no generation; it stays 0 (ConfigMap,
+	// Secret, Service and most built-in kinds without a spec/status split).
+	GenerationNone
+)
+
+// SetGenerationRule sets how the generation of kind's objects moves.
+func (s *Server) SetGenerationRule(kind string, r GenerationRule) {
+	if s.noGeneration == nil {
+		s.noGeneration = map[string]bool{}
+	}
+	s.noGeneration[kind] = r == GenerationNone
+}
+
+// hasGeneration reports whether kind's objects have a generation.
+func (s *Server) hasGeneration(kind string) bool { return !s.noGeneration[kind] }
+
+// Rejection summarises the writes of one caller to one object that the
+// admission chain rejected with the same verb.
+type Rejection struct {
+	Caller string
+	Verb   Verb
+	Ref    Ref
+	// Err is the last rejection's error.
+	Err error
+	// First and Last are the virtual times of the first and last
+	// rejection; Count is how many there were.
+	First, Last Time
+	Count       int
+	// Seq numbers the last rejection among all the server's rejections.
+	Seq uint64
+}
+
+type rejectionKey struct {
+	caller string
+	verb   Verb
+	ref    Ref
+}
+
+// admit runs the admission chain on a candidate and records a rejection.
+func (s *Server) admit(caller string, verb Verb, old, obj *Object) error {
+	for _, fn := range s.admission {
+		if err := fn(caller, verb, old, obj); err != nil {
+			s.recordRejection(caller, verb, obj.Ref(), err)
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) recordRejection(caller string, verb Verb, ref Ref, err error) {
+	if s.rejections == nil {
+		s.rejections = map[rejectionKey]*Rejection{}
+	}
+	s.rejectSeq++
+	k := rejectionKey{caller, verb, ref}
+	r := s.rejections[k]
+	if r == nil {
+		r = &Rejection{Caller: caller, Verb: verb, Ref: ref, First: s.now()}
+		s.rejections[k] = r
+	}
+	r.Err, r.Last, r.Seq = err, s.now(), s.rejectSeq
+	r.Count++
+}
+
+// RejectionMark returns a mark for Rejections: the number of writes the
+// admission chain has rejected so far.
+func (s *Server) RejectionMark() uint64 { return s.rejectSeq }
+
+// Rejections returns, for every caller, verb and object whose last
+// rejected write came after mark, the summary of its rejections, in the
+// order of their last rejection.
+func (s *Server) Rejections(mark uint64) []Rejection {
+	var out []Rejection
+	for _, r := range s.rejections {
+		if r.Seq > mark {
+			out = append(out, *r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Rejection) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// admitSpec runs the admission chain on a create's candidate and reports
+// whether it changed the spec (defaulted it).
+func (s *Server) admitSpec(caller string, verb Verb, old, cand *Object) (bool, error) {
+	orig := maps.Clone(cand.Spec)
+	if err := s.admit(caller, verb, old, cand); err != nil {
+		return false, err
+	}
+	spec, err := cand.Spec.normalize("spec")
+	if err != nil {
+		return false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+	}
+	cand.Spec = spec
+	return !orig.Equal(spec), nil
+}
+
+// admitUpdate runs the admission chain on the candidate of an update
+// (the stored object with the caller's metadata and spec) or of a status
+// update (the stored object with the caller's status), and returns the
+// spec or status to write, and whether admission changed it.
+func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fields Fields) (Fields, bool, error) {
+	cand := stored.DeepCopy()
+	part := "spec"
+	if verb == VerbUpdateStatus {
+		part = "status"
+		cand.Status = maps.Clone(fields)
+	} else {
+		cand.Labels = maps.Clone(obj.Labels)
+		cand.Finalizers = slices.Clone(obj.Finalizers)
+		cand.OwnerReferences = slices.Clone(obj.OwnerReferences)
+		cand.Spec = maps.Clone(fields)
+	}
+	if err := s.admit(caller, verb, stored, cand); err != nil {
+		return nil, false, err
+	}
+	out := cand.Spec
+	if verb == VerbUpdateStatus {
+		out = cand.Status
+	}
+	out, err := out.normalize(part)
+	if err != nil {
+		return nil, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+	}
+	return out, !out.Equal(fields), nil
+}
