@@ -72,7 +72,7 @@ var MatchEveryOwner Option = matchEveryOwner{}
 func NewControllerManagedBy(m *Manager) *Builder { return &Builder{m: m} }
 
 func (b *Builder) add(obj client.Object, h handler.EventHandler, opts []Option) *source {
-	kind, err := b.m.conv.Kind(obj)
+	kind, err := b.m.kind(obj)
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}

@@ -40,6 +40,11 @@ func (cl *modelClient) target(obj client.Object) (*model.Object, schema.GroupVer
 		return nil, schema.GroupVersionKind{}, apierrors.NewBadRequest(err.Error())
 	}
 	gvk, _ := cl.conv.GVK(mo.Kind)
+	if cl.served != nil {
+		if err := cl.served(mo.Kind); err != nil {
+			return nil, gvk, err
+		}
+	}
 	if !cl.mapper.namespaced(mo.Kind) {
 		mo.Namespace = ""
 	}
@@ -48,7 +53,7 @@ func (cl *modelClient) target(obj client.Object) (*model.Object, schema.GroupVer
 
 // Get reads one object from the client's reader.
 func (cl *modelClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	kind, err := cl.conv.Kind(obj)
+	kind, err := cl.kind(obj)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // metadata.name, metadata.namespace or a field indexed with the manager's
 // field indexer; Limit; no Continue.
 func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	kind, err := cl.conv.Kind(list)
+	kind, err := cl.kind(list)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -21,6 +22,12 @@ type env struct {
 	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
 	// memo is nil where the env outlives one cluster (invariants).
 	memo memo
+	// noStatus holds the custom resource kinds whose CRD has no status
+	// subresource.
+	noStatus map[string]bool
+	// served, when set, says whether the API server serves a kind (see
+	// env.kind).
+	served func(kind string) error
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
@@ -42,6 +49,15 @@ type ManagerOptions struct {
 	// ClusterScoped lists the kinds without a namespace besides the
 	// built-in ones (Namespace, Node, ClusterRole, …).
 	ClusterScoped []client.Object
+	// CRDs are the custom resource definitions the API server serves
+	// (crd.Load of config/crd/bases): every write of a custom resource is
+	// pruned, defaulted and validated as a real API server does, CEL rules
+	// included, and writing a kind that is neither built in nor defined is
+	// an error unless CRDOptions.AllowUndefined. Nil serves custom
+	// resources unvalidated.
+	CRDs *crd.Set
+	// CRDOptions configures the admission of custom resources.
+	CRDOptions crd.Options
 }
 
 // Manager stands in for controller-runtime's manager.Manager in one model
@@ -73,6 +89,7 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	}
 	e := newEnv(conv, scoped)
 	e.memo = memo{}
+	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
 	return &Manager{env: e, cluster: c, opts: opts}, nil
 }
 

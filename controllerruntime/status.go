@@ -15,7 +15,7 @@ func (cl *modelClient) statusCheck(obj client.Object) error {
 	if err != nil {
 		return err
 	}
-	if !cl.conv.HasStatus(kind) {
+	if !cl.conv.HasStatus(kind) || cl.noStatus[kind] {
 		gvk, _ := cl.conv.GVK(kind)
 		return cl.apiError(&model.StatusError{Reason: model.ReasonNotFound, Message: kind + " has no status"}, gvk, obj.GetName())
 	}

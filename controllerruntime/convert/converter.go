@@ -228,8 +228,14 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.bodyToModel(kind, obj, u)
+}
+
+// bodyToModel converts an object of a model kind, its metadata from meta
+// and the rest from u, its unstructured content (which it consumes).
+func (c *Converter) bodyToModel(kind string, meta metav1.Object, u map[string]any) (*model.Object, error) {
 	mo := &model.Object{Kind: kind}
-	if err := c.metaToModel(obj, mo); err != nil {
+	if err := c.metaToModel(meta, mo); err != nil {
 		return nil, err
 	}
 	status := u["status"]
@@ -240,6 +246,7 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	if c.hoist[c.kinds[kind]] {
 		body = u["spec"]
 	}
+	var err error
 	if mo.Spec, err = flattenPart("spec", body); err != nil {
 		return nil, err
 	}
@@ -274,13 +281,29 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	if kind != mo.Kind {
 		return fmt.Errorf("cannot convert a %s into a %s", mo.Kind, kind)
 	}
-	gvk := c.kinds[kind]
+	u, err := c.body(mo)
+	if err != nil {
+		return err
+	}
+	v := reflect.ValueOf(into).Elem()
+	v.SetZero()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+		return fmt.Errorf("%s: %w", mo.Ref(), err)
+	}
+	c.metaFromModel(mo, into)
+	into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])
+	return nil
+}
+
+// body returns the unstructured content of mo outside its metadata: the
+// spec (or the body it stands for) and the status.
+func (c *Converter) body(mo *model.Object) (map[string]any, error) {
 	u := map[string]any{}
 	spec, err := Unflatten(mo.Spec)
 	if err != nil {
-		return fmt.Errorf("%s spec: %w", mo.Ref(), err)
+		return nil, fmt.Errorf("%s spec: %w", mo.Ref(), err)
 	}
-	if c.hoist[gvk] {
+	if c.hoist[c.kinds[mo.Kind]] {
 		if spec != nil {
 			u["spec"] = spec
 		}
@@ -291,19 +314,12 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	}
 	status, err := Unflatten(mo.Status)
 	if err != nil {
-		return fmt.Errorf("%s status: %w", mo.Ref(), err)
+		return nil, fmt.Errorf("%s status: %w", mo.Ref(), err)
 	}
 	if status != nil {
 		u["status"] = status
 	}
-	v := reflect.ValueOf(into).Elem()
-	v.SetZero()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
-		return fmt.Errorf("%s: %w", mo.Ref(), err)
-	}
-	c.metaFromModel(mo, into)
-	into.GetObjectKind().SetGroupVersionKind(gvk)
-	return nil
+	return u, nil
 }
 
 // GVKs returns the group, version and kind of every model kind the

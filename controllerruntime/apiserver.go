@@ -1,0 +1,85 @@
+package controllerruntime
+
+import (
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
+	"github.com/converge-sim/converge/model"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// withGeneration lists the built-in kinds whose API server strategy keeps
+// metadata.generation: 1 on create, one more with every change of the
+// spec. Every other built-in kind (ConfigMap, Secret, Service,
+// ServiceAccount, Namespace, Node, RBAC, Lease, Event…) has none: its
+// generation stays 0, whatever a write changes. Custom resources always
+// have one. See docs/design.md, "Generation".
+var withGeneration = map[string]bool{
+	"Pod": true, "ReplicationController": true,
+	"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true,
+	"HorizontalPodAutoscaler": true, "PodDisruptionBudget": true,
+	"Ingress": true, "NetworkPolicy": true,
+	"CustomResourceDefinition": true, "APIService": true,
+	"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "MutatingAdmissionPolicy": true,
+	"FlowSchema": true, "PriorityLevelConfiguration": true,
+}
+
+// HasGeneration reports whether objects of a model kind have a
+// metadata.generation in Kubernetes: custom resources and the built-in
+// workloads do, ConfigMaps and Secrets do not.
+func HasGeneration(conv *convert.Converter, kind string) bool {
+	gvk, err := conv.GVK(kind)
+	if err != nil || !clientgoscheme.Scheme.Recognizes(gvk) {
+		return true
+	}
+	return withGeneration[kind]
+}
+
+// installAPIServer makes the model's API server behave as Kubernetes' for
+// the converter's kinds: generation only where Kubernetes keeps one, and
+// with crds, the custom resources' defaulting and validation.
+func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options) {
+	s := c.Server()
+	for _, gvk := range e.conv.GVKs() {
+		if !HasGeneration(e.conv, gvk.Kind) {
+			s.SetGenerationRule(gvk.Kind, model.GenerationNone)
+		}
+	}
+	if crds == nil {
+		return
+	}
+	e.noStatus = map[string]bool{}
+	for _, v := range crds.Versions() {
+		if !v.Namespaced {
+			e.mapper.clusterScoped[v.GVK.Kind] = true
+		}
+		if !v.Status {
+			e.noStatus[v.GVK.Kind] = true
+		}
+	}
+	s.AddAdmission(crds.Admission(e.conv, opts))
+	if opts.AllowUndefined {
+		return
+	}
+	e.served = func(kind string) error {
+		gvk, err := e.conv.GVK(kind)
+		if err != nil || clientgoscheme.Scheme.Recognizes(gvk) || crds.Has(gvk.GroupKind()) {
+			return err
+		}
+		return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
+}
+
+// kind returns the model kind of a typed object or list, as conv.Kind, and
+// with CRDs loaded, the error a real client's REST mapper returns for a
+// kind the server does not serve: neither built in nor defined by a CRD.
+func (e *env) kind(obj runtime.Object) (string, error) {
+	kind, err := e.conv.Kind(obj)
+	if err != nil || e.served == nil {
+		return kind, err
+	}
+	return kind, e.served(kind)
+}
