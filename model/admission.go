@@ -23,14 +23,17 @@ type Admission func(caller string, verb Verb, old, obj *Object) error
 // in the order they were added; the first error stops the chain.
 func (s *Server) AddAdmission(fn Admission) { s.admission = append(s.admission, fn) }
 
-// Cause is one reason of an Invalid error, as Kubernetes' metav1.StatusCause:
-// the field path ("spec.replicas", "status.active"), the kind of problem
-// ("FieldValueTooMany") and the message ("Too many: 11: must have at most
-// 10 items").
+// Cause is one reason of an Invalid error, as Kubernetes' metav1.StatusCause
+// (which has no Rule): the field path ("spec.replicas", "status.active"),
+// the kind of problem ("FieldValueTooMany") and the message ("Too many: 11:
+// must have at most 10 items").
 type Cause struct {
 	Type    string
 	Field   string
 	Message string
+	// Rule names the rule that failed, when known: a schema keyword with
+	// its value ("maxItems: 10") or a CEL rule ("self == oldSelf").
+	Rule string
 }
 
 // GenerationRule says when a kind's metadata.generation moves.

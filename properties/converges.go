@@ -119,21 +119,24 @@ func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 		failCacheMutation(t, msg)
 	case LostUpdate:
 		failLostUpdate(t, msg)
+	case RejectedWrites:
+		failRejectedWrites(t, msg)
 	default:
 		failPanic(t, msg)
 	}
 }
 
-func failGoalUnmet(t *rapid.T, msg string)     { t.Fatal(msg) }
-func failNoFixedPoint(t *rapid.T, msg string)  { t.Fatal(msg) }
-func failInvariant(t *rapid.T, msg string)     { t.Fatal(msg) }
-func failPanic(t *rapid.T, msg string)         { t.Fatal(msg) }
-func failFight(t *rapid.T, msg string)         { t.Fatal(msg) }
-func failHotLoop(t *rapid.T, msg string)       { t.Fatal(msg) }
-func failNotIdempotent(t *rapid.T, msg string) { t.Fatal(msg) }
-func failCacheMutation(t *rapid.T, msg string) { t.Fatal(msg) }
-func failLostUpdate(t *rapid.T, msg string)    { t.Fatal(msg) }
-func failScenario(t *rapid.T, msg string)      { t.Fatal(msg) }
+func failGoalUnmet(t *rapid.T, msg string)      { t.Fatal(msg) }
+func failNoFixedPoint(t *rapid.T, msg string)   { t.Fatal(msg) }
+func failInvariant(t *rapid.T, msg string)      { t.Fatal(msg) }
+func failPanic(t *rapid.T, msg string)          { t.Fatal(msg) }
+func failFight(t *rapid.T, msg string)          { t.Fatal(msg) }
+func failHotLoop(t *rapid.T, msg string)        { t.Fatal(msg) }
+func failNotIdempotent(t *rapid.T, msg string)  { t.Fatal(msg) }
+func failCacheMutation(t *rapid.T, msg string)  { t.Fatal(msg) }
+func failLostUpdate(t *rapid.T, msg string)     { t.Fatal(msg) }
+func failRejectedWrites(t *rapid.T, msg string) { t.Fatal(msg) }
+func failScenario(t *rapid.T, msg string)       { t.Fatal(msg) }
 
 // lazyTrace renders a trace only if rapid actually logs it (the final,
 // minimal run), so searching costs no formatting.

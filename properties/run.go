@@ -145,8 +145,10 @@ func (r *runner) quiesce() *Failure {
 	if f := r.settle(-1); f != nil {
 		return f
 	}
+	var mark uint64
 	for round := 1; ; round++ {
 		writes := c.Writes()
+		mark = c.Server().RejectionMark()
 		// A round lasts a resync period, and longer if a requeue is
 		// waiting: a queue with a delayed key is not empty.
 		end := c.Now() + r.b.round
@@ -167,6 +169,9 @@ func (r *runner) quiesce() *Failure {
 		if round >= r.b.settleRounds {
 			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", round, r.b.round))
 		}
+	}
+	if f := r.stuckOnRejected(mark); f != nil {
+		return f
 	}
 	if unmet := c.Goals(); len(unmet) > 0 {
 		return r.goalUnmet(unmet)

@@ -46,7 +46,7 @@ const (
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, RejectedWrites:
 		return true
 	}
 	return false

@@ -9,7 +9,6 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
@@ -91,7 +90,7 @@ func (v *Version) admit(conv *convert.Converter, verb model.Verb, old, obj *mode
 		return nil
 	}
 	if len(errs) > 0 {
-		return Invalid(v.GVK.GroupKind(), obj.Name, errs)
+		return v.invalid(obj.Name, errs)
 	}
 	back, err := conv.FromUnstructured(u)
 	if err != nil {
@@ -104,13 +103,14 @@ func (v *Version) admit(conv *convert.Converter, verb model.Verb, old, obj *mode
 	return nil
 }
 
-// Invalid is the model form of the API server's Invalid error for errs:
-// the message apierrors.NewInvalid writes, and one cause per field error.
-func Invalid(gk schema.GroupKind, name string, errs field.ErrorList) *model.StatusError {
+// invalid is the model form of the API server's Invalid error for errs:
+// the message apierrors.NewInvalid writes, and one cause per field error,
+// with the rule that failed where the schema tells.
+func (v *Version) invalid(name string, errs field.ErrorList) *model.StatusError {
 	causes := make([]model.Cause, len(errs))
 	for i, e := range errs {
-		causes[i] = model.Cause{Type: string(e.Type), Field: e.Field, Message: e.ErrorBody()}
+		causes[i] = model.Cause{Type: string(e.Type), Field: e.Field, Message: e.ErrorBody(), Rule: v.rule(e)}
 	}
-	msg := apierrors.NewInvalid(gk, name, errs).ErrStatus.Message
+	msg := apierrors.NewInvalid(v.GVK.GroupKind(), name, errs).ErrStatus.Message
 	return &model.StatusError{Reason: model.ReasonInvalid, Message: msg, Causes: causes}
 }

@@ -176,3 +176,32 @@ func TestBadManifestsFailAtLoadNamingFileAndPath(t *testing.T) {
 	_, err := crd.Load(filepath.Join(t.TempDir(), "missing.yaml"))
 	assert.ErrorContains(t, err, "missing.yaml")
 }
+
+// TestRejectionsNameTheRule reads the model's rejection record, as the
+// rejected-writes verdict does.
+func TestRejectionsNameTheRule(t *testing.T) {
+	c := model.NewCluster(model.Config{})
+	m, err := crt.NewManager(c, conv, crt.ManagerOptions{CRDs: load(t)})
+	require.NoError(t, err)
+	cl := m.OutsideClient("user")
+	b := batch("b")
+	b.Spec.Parallelism = 51
+	require.Error(t, cl.Create(ctx, b))
+	a := &schemaops.App{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "shop"}, Spec: schemaops.AppSpec{Image: "shop:v1", StorageClass: "standard"}}
+	require.NoError(t, cl.Create(ctx, a))
+	a.Spec.StorageClass = "fast"
+	require.Error(t, cl.Update(ctx, a))
+	b = batch("c")
+	require.NoError(t, cl.Create(ctx, b))
+	b.Status.Active = make([]string, 11)
+	require.Error(t, cl.Status().Update(ctx, b))
+	var rules []string
+	for _, r := range c.Server().Rejections(0) {
+		cause := r.Err.(*model.StatusError).Causes[0]
+		rules = append(rules, cause.Field+" "+cause.Rule)
+	}
+	assert.Equal(t, []string{"spec.parallelism maximum: 50", "spec.storageClass self == oldSelf", "status.active maxItems: 10"}, rules)
+
+	err = m.Apply(&schemaops.Batch{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "d"}, Spec: schemaops.BatchSpec{Image: "x"}})
+	assert.ErrorContains(t, err, "spec.image in body should match", "setup objects are validated too")
+}
