@@ -48,6 +48,17 @@ func (r *runner) stuckOnRejected(mark uint64) *Failure {
 		fmt.Sprintf("%s's %s of %s kept failing validation, and nothing else changed: the retry writes the same invalid object, so it can never succeed",
 			first.Caller, first.Verb, first.Ref),
 	}
+	var unmet []string
+	for _, u := range r.c.Goals() {
+		if !slices.Contains(unmet, u.Controller) {
+			unmet = append(unmet, u.Controller)
+		}
+	}
+	if len(unmet) == 0 || len(unmet) == 1 && unmet[0] == first.Caller {
+		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("green but dead: every other goal holds, so the cluster looks healthy while %s's change never lands", first.Caller))
+	} else {
+		f.Diagnosis = append(f.Diagnosis, "goals unmet at this fixed point: "+strings.Join(unmet, ", "))
+	}
 	if cause.Field != "" {
 		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("the controller must change what it writes to %s (respect %s), or replace the object; retrying cannot help", cause.Field, cause.ruleOrMessage()))
 	}
