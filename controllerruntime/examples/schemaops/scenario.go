@@ -3,9 +3,9 @@ package schemaops
 import (
 	"context"
 	"maps"
-	"slices"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
