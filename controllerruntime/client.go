@@ -25,6 +25,9 @@ type modelClient struct {
 	cache reader
 	live  reader
 	w     writer
+	// name is the writer's name: the field manager of its writes unless
+	// a FieldOwner option names another.
+	name string
 }
 
 var _ client.WithWatch = (*modelClient)(nil)
@@ -83,10 +86,11 @@ func (cl *modelClient) Create(_ context.Context, obj client.Object, opts ...clie
 // precondition when it has one; on success obj holds what the server
 // stored, status included.
 func (cl *modelClient) Update(_ context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if len((&client.UpdateOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
+	if len(uo.DryRun) > 0 {
 		return unsupported("dry run")
 	}
-	return cl.write(obj, func(mo *model.Object) error { return cl.w.Update(mo) })
+	return cl.writeRecorded(obj, obj, uo.FieldManager, false, func(mo *model.Object) error { return cl.w.Update(mo) })
 }
 
 // write converts obj, makes one write and copies the stored result back.
@@ -174,9 +178,15 @@ func (cl *modelClient) DeleteAllOf(ctx context.Context, obj client.Object, opts 
 	return nil
 }
 
-// Apply is server-side apply, which the model does not have.
-func (cl *modelClient) Apply(context.Context, runtime.ApplyConfiguration, ...client.ApplyOption) error {
-	return unsupported("server-side apply")
+// Apply is server-side apply of an apply configuration (typed, from
+// client-go's applyconfigurations, or client.ApplyConfigurationFromUnstructured);
+// on success obj holds what the server stored. See ssa.go.
+func (cl *modelClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	ao := (&client.ApplyOptions{}).ApplyOptions(opts)
+	if len(ao.DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	return cl.applyConfiguration(obj, ao, false)
 }
 
 // Watch is not offered: controllers see changes through their informers.

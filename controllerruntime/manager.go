@@ -28,6 +28,10 @@ type env struct {
 	// served, when set, says whether the API server serves a kind (see
 	// env.kind).
 	served func(kind string) error
+	// owners records managed fields for server-side apply (ssa.go); now
+	// is the cluster's clock.
+	owners *fieldOwnership
+	now    func() model.Time
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
@@ -90,6 +94,7 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	e := newEnv(conv, scoped)
 	e.memo = memo{}
 	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
+	e.now = c.Now
 	return &Manager{env: e, cluster: c, opts: opts}, nil
 }
 
@@ -146,5 +151,5 @@ func (m *Manager) Apply(objs ...client.Object) error {
 func (m *Manager) OutsideClient(name string) client.Client {
 	out := m.cluster.Outside(name)
 	r := outsideReader{out}
-	return &modelClient{env: m.env, cache: r, live: r, w: out}
+	return &modelClient{env: m.env, cache: r, live: r, w: out, name: name}
 }

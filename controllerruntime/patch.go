@@ -20,15 +20,16 @@ import (
 // client.MergeFromWithOptimisticLock does). On success obj holds the
 // stored result.
 func (cl *modelClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if len((&client.PatchOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	po := (&client.PatchOptions{}).ApplyOptions(opts)
+	if len(po.DryRun) > 0 {
 		return unsupported("dry run")
 	}
-	return cl.patch(obj, patch, false)
+	return cl.patch(obj, patch, po, false)
 }
 
 // patch applies patch to obj's stored version and writes the metadata and
 // spec, or with status set, the status.
-func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool) error {
+func (cl *modelClient) patch(obj client.Object, patch client.Patch, po *client.PatchOptions, status bool) error {
 	if cl.w == nil {
 		return errReadOnly
 	}
@@ -39,6 +40,9 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool)
 	data, err := patch.Data(obj)
 	if err != nil {
 		return err
+	}
+	if patch.Type() == types.ApplyPatchType {
+		return cl.apply(mo.Kind, mo.Namespace, mo.Name, data, po.FieldManager, po.Force != nil && *po.Force, status, obj)
 	}
 	cur, err := cl.live.Get(mo.Kind, mo.Namespace, mo.Name)
 	if err != nil {
@@ -69,7 +73,7 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool)
 	if status {
 		write = func(o *model.Object) error { return cl.w.UpdateStatus(o) }
 	}
-	return cl.writeAs(next, obj, write)
+	return cl.writeRecorded(next, obj, po.FieldManager, status, write)
 }
 
 // applyPatch applies data, a patch of type pt, to base's JSON.

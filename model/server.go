@@ -87,6 +87,9 @@ type Write struct {
 	// Unconditional is set on an update that carried no resourceVersion
 	// precondition.
 	Unconditional bool
+	// FieldManager is the field manager the writer declared, if any
+	// (Object.FieldManager).
+	FieldManager string
 }
 
 // Ref names the written object.
@@ -316,10 +319,11 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored.CreationTimestamp = s.now()
 	stored.DeletionTimestamp = nil
 	stored.Status = nil
+	stored.FieldManager = ""
 	stored.key = Key(stored.Namespace, stored.Name)
 	st.put(stored)
 	s.uids[stored.UID] = stored.Ref()
-	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored})
+	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored, FieldManager: obj.FieldManager})
 	if s.orphaned(stored) {
 		s.enqueueGC(stored.Ref())
 	}
@@ -452,7 +456,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	}
 	s.rv++
 	next.ResourceVersion = s.rv
-	w := Write{Caller: caller, Verb: verb, Old: stored, Unconditional: obj.ResourceVersion == 0}
+	w := Write{Caller: caller, Verb: verb, Old: stored, Unconditional: obj.ResourceVersion == 0, FieldManager: obj.FieldManager}
 	if next.Deleting() && len(next.Finalizers) == 0 {
 		s.remove(&next, w)
 		reflect(obj, &next, same)
