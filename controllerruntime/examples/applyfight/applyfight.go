@@ -105,7 +105,9 @@ func Scenario(name string, conv *convert.Converter, declareReplicas bool) proper
 						return "runs " + img + ", git declares " + Image, img == Image
 					})
 				}).
-				Complete(func(cl client.Client) reconcile.Reconciler { return &Sync{Client: cl, DeclareReplicas: declareReplicas} })
+				Complete(func(cl client.Client) reconcile.Reconciler {
+					return &Sync{Client: cl, DeclareReplicas: declareReplicas}
+				})
 			if err != nil {
 				return nil, err
 			}
