@@ -5,8 +5,10 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // withGeneration lists the built-in kinds whose API server strategy keeps
@@ -82,4 +84,19 @@ func (e *env) kind(obj runtime.Object) (string, error) {
 		return kind, err
 	}
 	return kind, e.served(kind)
+}
+
+// newObject returns an empty object of kind, unstructured when like (the
+// caller's object or list) is unstructured, typed otherwise.
+func (e *env) newObject(kind string, like runtime.Object) (client.Object, error) {
+	if _, ok := like.(runtime.Unstructured); ok {
+		gvk, err := e.conv.GVK(kind)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	return e.conv.New(kind)
 }

@@ -165,7 +165,7 @@ func (cl *modelClient) DeleteAllOf(ctx context.Context, obj client.Object, opts 
 	if err != nil {
 		return err
 	}
-	items, err := cl.list(cl.live, kind, &dao.ListOptions)
+	items, err := cl.list(cl.live, kind, obj, &dao.ListOptions)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -117,7 +118,15 @@ func (e *env) fieldManager(gvk schema.GroupVersionKind, status bool) (*managedfi
 		resetFields = map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(gvk.GroupVersion().String()): fieldpath.NewExcludeSetFilter(reset)}
 	}
 	scheme := e.conv.Scheme()
-	fm, err := managedfields.NewDefaultFieldManager(typeConverter(), scheme, noDefaults{}, scheme, gvk, gvk.GroupVersion(), sub, resetFields)
+	var fm *managedfields.FieldManager
+	var err error
+	if scheme.Recognizes(gvk) {
+		fm, err = managedfields.NewDefaultFieldManager(typeConverter(), scheme, noDefaults{}, scheme, gvk, gvk.GroupVersion(), sub, resetFields)
+	} else {
+		// A custom resource without a Go type, as the API server serves
+		// every custom resource: unstructured, one version.
+		fm, err = managedfields.NewDefaultCRDFieldManager(typeConverter(), sameVersion{}, noDefaults{}, unstructuredscheme.NewUnstructuredCreator(), gvk, gvk.GroupVersion(), sub, resetFields)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +189,9 @@ func (cl *modelClient) typedFrom(obj runtime.Object, kind string) (client.Object
 		into, err := cl.conv.New(kind)
 		if err != nil {
 			return nil, err
+		}
+		if _, untyped := into.(runtime.Unstructured); untyped {
+			return u, nil
 		}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
 			return nil, err
@@ -409,4 +421,26 @@ func (cl *modelClient) applyConfiguration(ac runtime.ApplyConfiguration, ao *cli
 		}
 	}
 	return json.Unmarshal(out, ac)
+}
+
+// sameVersion converts unstructured objects of a kind served in one
+// version: there is nothing to convert.
+type sameVersion struct{}
+
+func (sameVersion) Convert(in, out, _ any) error {
+	u, ok := in.(*unstructured.Unstructured)
+	o, ok2 := out.(*unstructured.Unstructured)
+	if !ok || !ok2 {
+		return fmt.Errorf("cannot convert %T to %T", in, out)
+	}
+	u.DeepCopyInto(o)
+	return nil
+}
+
+func (sameVersion) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	return in, nil
+}
+
+func (sameVersion) ConvertFieldLabel(_ schema.GroupVersionKind, label, value string) (string, string, error) {
+	return label, value, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/converge-sim/converge/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
@@ -29,6 +30,13 @@ type Options struct {
 	// with the most mature version (apps/v1 over extensions/v1beta1); a
 	// tie cannot be converted.
 	Prefer []runtime.Object
+	// Unstructured lists kinds served without a Go type, as custom
+	// resources a dynamic controller reads and writes only as
+	// unstructured.Unstructured (crd.Set.GVKs gives those of the loaded
+	// CRDs). Their whole body but status is the model Spec, with its
+	// top-level names ("spec.replicas"). A kind the scheme has a type for
+	// is ignored here.
+	Unstructured []schema.GroupVersionKind
 }
 
 // Converter maps typed objects of a scheme to model objects and back. It
@@ -44,6 +52,8 @@ type Converter struct {
 	hoist map[schema.GroupVersionKind]bool
 	// status holds the kinds whose type has a status.
 	status map[schema.GroupVersionKind]bool
+	// untyped holds the kinds served without a Go type.
+	untyped []schema.GroupVersionKind
 }
 
 // New indexes the object kinds of scheme.
@@ -89,6 +99,14 @@ func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
 			c.ambiguous[kind] = append(c.ambiguous[kind], g.GroupVersion().String())
 		}
 		slices.Sort(c.ambiguous[kind])
+	}
+	for _, gvk := range opts.Unstructured {
+		if _, typed := c.kinds[gvk.Kind]; typed || scheme.Recognizes(gvk) {
+			continue
+		}
+		c.kinds[gvk.Kind] = gvk
+		c.status[gvk] = true
+		c.untyped = append(c.untyped, gvk)
 	}
 	for _, obj := range opts.Prefer {
 		gvk, err := apiutil.GVKForObject(obj, scheme)
@@ -173,8 +191,9 @@ func (c *Converter) GVK(kind string) (schema.GroupVersionKind, error) {
 	return schema.GroupVersionKind{}, fmt.Errorf("kind %s is not registered in the scheme", kind)
 }
 
-// Kind returns the model kind of a typed object (or list: the kind of its
-// items): its Kind, checked to stand for the object's group and version.
+// Kind returns the model kind of a typed or unstructured object (or list:
+// the kind of its items): its Kind, checked to stand for the object's
+// group and version.
 func (c *Converter) Kind(obj runtime.Object) (string, error) {
 	gvk, err := apiutil.GVKForObject(obj, c.scheme)
 	if err != nil {
@@ -200,11 +219,17 @@ func (c *Converter) HasStatus(kind string) bool { return c.status[c.kinds[kind]]
 // Scheme returns the scheme the converter indexes.
 func (c *Converter) Scheme() *runtime.Scheme { return c.scheme }
 
-// New returns a new, empty typed object of a model kind.
+// New returns a new, empty typed object of a model kind, or for a kind
+// served without a Go type, an unstructured.Unstructured of it.
 func (c *Converter) New(kind string) (client.Object, error) {
 	gvk, err := c.GVK(kind)
 	if err != nil {
 		return nil, err
+	}
+	if !c.scheme.Recognizes(gvk) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
 	}
 	o, err := c.scheme.New(gvk)
 	if err != nil {
@@ -224,8 +249,10 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
+	var u map[string]any
+	if uo, ok := obj.(runtime.Unstructured); ok {
+		u = runtime.DeepCopyJSON(uo.UnstructuredContent())
+	} else if u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
 		return nil, err
 	}
 	return c.bodyToModel(kind, obj, u)
@@ -287,7 +314,9 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	}
 	v := reflect.ValueOf(into).Elem()
 	v.SetZero()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+	if uo, ok := into.(runtime.Unstructured); ok {
+		uo.SetUnstructuredContent(u)
+	} else if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
 		return fmt.Errorf("%s: %w", mo.Ref(), err)
 	}
 	c.metaFromModel(mo, into)

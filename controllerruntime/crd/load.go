@@ -243,6 +243,16 @@ func (s *Set) Has(gk schema.GroupKind) bool {
 	return ok
 }
 
+// GVKs returns the group, version and kind of every served version,
+// sorted, for convert.Options.Unstructured.
+func (s *Set) GVKs() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, v := range s.Versions() {
+		out = append(out, v.GVK)
+	}
+	return out
+}
+
 // Versions returns every served version, sorted by group, kind and version.
 func (s *Set) Versions() []*Version {
 	out := make([]*Version, 0, len(s.versions))
