@@ -302,16 +302,20 @@ func (cl *modelClient) sameStored(next client.Object, cur *model.Object, status 
 
 // recordUpdate records a non-apply write of src over the live object as
 // the API server's field manager does (an Update operation of manager),
-// when the object has managed fields. It returns the function that
+// when the live object has managed fields. It returns the function that
 // commits the record once the write has succeeded.
 func (cl *modelClient) recordUpdate(src client.Object, kind string, manager string, status bool) (func(uid model.UID), error) {
 	gvk, err := cl.conv.GVK(kind)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := cl.live.Get(kind, src.GetNamespace(), src.GetName())
-	if err != nil {
-		return func(model.UID) {}, nil // the write fails the same way
+	namespace := src.GetNamespace()
+	if !cl.mapper.namespaced(kind) {
+		namespace = ""
+	}
+	cur, err := cl.live.Get(kind, namespace, src.GetName())
+	if err != nil || !cl.tracked(cur.UID) {
+		return func(model.UID) {}, nil // not applied to, or the write fails the same way
 	}
 	live, err := cl.conv.New(kind)
 	if err != nil {
@@ -348,7 +352,7 @@ func (cl *modelClient) writeRecorded(src, dst client.Object, owner string, statu
 		manager = cl.name
 	}
 	commit := func(model.UID) {}
-	if cl.tracked(model.UID(src.GetUID())) {
+	if cl.owners != nil && len(cl.owners.fields) > 0 {
 		kind, err := cl.conv.Kind(src)
 		if err != nil {
 			return err
