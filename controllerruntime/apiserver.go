@@ -16,7 +16,7 @@ import (
 // spec. Every other built-in kind (ConfigMap, Secret, Service,
 // ServiceAccount, Namespace, Node, RBAC, Lease, Event…) has none: its
 // generation stays 0, whatever a write changes. Custom resources always
-// have one. See docs/design.md, "Generation".
+// have one. README.md, "Generation", states the rule.
 var withGeneration = map[string]bool{
 	"Pod": true, "ReplicationController": true,
 	"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,

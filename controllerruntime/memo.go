@@ -25,7 +25,8 @@ type memoKey struct {
 // different contents.
 type memo map[memoKey]client.Object
 
-// fromModel converts mo into into, through the memo when there is one.
+// fromModel converts mo into into, through the memo when there is one,
+// with its managed fields when it has any.
 func (e *env) fromModel(mo *model.Object, into client.Object) error {
 	if err := e.decode(mo, into); err != nil {
 		return err

@@ -61,7 +61,8 @@ func (s *Sync) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 }
 
 // Autoscaler applies spec.replicas of every Deployment as field manager
-// hpa, with a merge-key-free patch: client.Apply over a typed object.
+// hpa, with the older form of apply: client.Apply as the patch of a typed
+// object that carries only the replicas.
 type Autoscaler struct{ client.Client }
 
 // Reconcile scales one Deployment to ScaledReplicas.
