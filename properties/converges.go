@@ -126,17 +126,16 @@ func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 	}
 }
 
-func failGoalUnmet(t *rapid.T, msg string)      { t.Fatal(msg) }
-func failNoFixedPoint(t *rapid.T, msg string)   { t.Fatal(msg) }
-func failInvariant(t *rapid.T, msg string)      { t.Fatal(msg) }
-func failPanic(t *rapid.T, msg string)          { t.Fatal(msg) }
-func failFight(t *rapid.T, msg string)          { t.Fatal(msg) }
-func failHotLoop(t *rapid.T, msg string)        { t.Fatal(msg) }
-func failNotIdempotent(t *rapid.T, msg string)  { t.Fatal(msg) }
-func failCacheMutation(t *rapid.T, msg string)  { t.Fatal(msg) }
-func failLostUpdate(t *rapid.T, msg string)     { t.Fatal(msg) }
-func failRejectedWrites(t *rapid.T, msg string) { t.Fatal(msg) }
-func failScenario(t *rapid.T, msg string)       { t.Fatal(msg) }
+func failGoalUnmet(t *rapid.T, msg string)     { t.Fatal(msg) }
+func failNoFixedPoint(t *rapid.T, msg string)  { t.Fatal(msg) }
+func failInvariant(t *rapid.T, msg string)     { t.Fatal(msg) }
+func failPanic(t *rapid.T, msg string)         { t.Fatal(msg) }
+func failFight(t *rapid.T, msg string)         { t.Fatal(msg) }
+func failHotLoop(t *rapid.T, msg string)       { t.Fatal(msg) }
+func failNotIdempotent(t *rapid.T, msg string) { t.Fatal(msg) }
+func failCacheMutation(t *rapid.T, msg string) { t.Fatal(msg) }
+func failLostUpdate(t *rapid.T, msg string)    { t.Fatal(msg) }
+func failScenario(t *rapid.T, msg string)      { t.Fatal(msg) }
 
 // lazyTrace renders a trace only if rapid actually logs it (the final,
 // minimal run), so searching costs no formatting.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/converge-sim/converge/model"
+	"pgregory.net/rapid"
 )
 
 // RejectedWrites: at the fixed point a controller still retries a write
@@ -13,6 +14,8 @@ import (
 // outgrew the schema's maxItems, a sync against an immutable field): the
 // controller is stuck in an endless retry loop, whatever its goals say.
 const RejectedWrites Verdict = "rejected-writes"
+
+func failRejectedWrites(t *rapid.T, msg string) { t.Fatal(msg) }
 
 // stuckOnRejected reports the controllers whose writes the admission chain
 // rejected after mark, the start of the last quiet round: at a fixed point,
