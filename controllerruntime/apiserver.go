@@ -40,10 +40,27 @@ func HasGeneration(conv *convert.Converter, kind string) bool {
 	return withGeneration[kind]
 }
 
+// apiServer is what a manager's clients share about the API server
+// beyond the model: which kinds it serves and how, and the managed fields
+// of server-side apply.
+type apiServer struct {
+	// noStatus holds the custom resource kinds whose CRD has no status
+	// subresource.
+	noStatus map[string]bool
+	// served, when set, says whether the API server serves a kind (see
+	// env.kind).
+	served func(kind string) error
+	// owners records managed fields for server-side apply (ssa.go); now
+	// is the cluster's clock.
+	owners *fieldOwnership
+	now    func() model.Time
+}
+
 // installAPIServer makes the model's API server behave as Kubernetes' for
 // the converter's kinds: generation only where Kubernetes keeps one, and
 // with crds, the custom resources' defaulting and validation.
 func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options) {
+	e.now = c.Now
 	s := c.Server()
 	for _, gvk := range e.conv.GVKs() {
 		if !HasGeneration(e.conv, gvk.Kind) {

@@ -68,7 +68,7 @@ func (cl *modelClient) Get(_ context.Context, key client.ObjectKey, obj client.O
 		gvk, _ := cl.conv.GVK(kind)
 		return cl.apiError(err, gvk, key.Name)
 	}
-	return cl.fromModel(mo, obj)
+	return cl.decode(mo, obj)
 }
 
 // Create creates obj; on success obj holds what the server stored.
@@ -116,7 +116,7 @@ func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) 
 	if err := call(mo); err != nil {
 		return cl.apiError(err, gvk, name)
 	}
-	return cl.fromModel(mo, dst)
+	return cl.decode(mo, dst)
 }
 
 // Delete deletes obj, with the UID and resourceVersion preconditions the

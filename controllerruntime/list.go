@@ -72,7 +72,7 @@ func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *clie
 		if err != nil {
 			return nil, err
 		}
-		if err := cl.fromModel(mo, obj); err != nil {
+		if err := cl.decode(mo, obj); err != nil {
 			return nil, err
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {

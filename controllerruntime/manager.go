@@ -17,21 +17,12 @@ import (
 // env is what every client of a manager shares: the converter, the REST
 // mapper and the field indexes.
 type env struct {
+	apiServer
 	conv    *convert.Converter
 	mapper  *restMapper
 	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
 	// memo is nil where the env outlives one cluster (invariants).
 	memo memo
-	// noStatus holds the custom resource kinds whose CRD has no status
-	// subresource.
-	noStatus map[string]bool
-	// served, when set, says whether the API server serves a kind (see
-	// env.kind).
-	served func(kind string) error
-	// owners records managed fields for server-side apply (ssa.go); now
-	// is the cluster's clock.
-	owners *fieldOwnership
-	now    func() model.Time
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
@@ -40,6 +31,15 @@ func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
 
 // ManagerOptions configures a Manager.
 type ManagerOptions struct {
+	// CRDs are the custom resource definitions the API server serves
+	// (crd.Load of config/crd/bases): every write of a custom resource is
+	// pruned, defaulted and validated as a real API server does, CEL rules
+	// included, and writing a kind that is neither built in nor defined is
+	// an error unless CRDOptions.AllowUndefined. Nil serves custom
+	// resources unvalidated.
+	CRDs *crd.Set
+	// CRDOptions configures the admission of custom resources.
+	CRDOptions crd.Options
 	// SyncPeriod is how often each informer replays its cache to its
 	// controller, as controller-runtime's cache SyncPeriod; zero turns
 	// resync off. It is rounded up to whole ticks.
@@ -53,15 +53,6 @@ type ManagerOptions struct {
 	// ClusterScoped lists the kinds without a namespace besides the
 	// built-in ones (Namespace, Node, ClusterRole, …).
 	ClusterScoped []client.Object
-	// CRDs are the custom resource definitions the API server serves
-	// (crd.Load of config/crd/bases): every write of a custom resource is
-	// pruned, defaulted and validated as a real API server does, CEL rules
-	// included, and writing a kind that is neither built in nor defined is
-	// an error unless CRDOptions.AllowUndefined. Nil serves custom
-	// resources unvalidated.
-	CRDs *crd.Set
-	// CRDOptions configures the admission of custom resources.
-	CRDOptions crd.Options
 }
 
 // Manager stands in for controller-runtime's manager.Manager in one model
@@ -92,9 +83,8 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 		opts.Logger = logr.Discard()
 	}
 	e := newEnv(conv, scoped)
-	e.memo = memo{}
 	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
-	e.now = c.Now
+	e.memo = memo{}
 	return &Manager{env: e, cluster: c, opts: opts}, nil
 }
 

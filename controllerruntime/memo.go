@@ -25,18 +25,8 @@ type memoKey struct {
 // different contents.
 type memo map[memoKey]client.Object
 
-// fromModel converts mo into into, through the memo when there is one,
-// with its managed fields when it has any.
+// fromModel converts mo into into, through the memo when there is one.
 func (e *env) fromModel(mo *model.Object, into client.Object) error {
-	if err := e.decode(mo, into); err != nil {
-		return err
-	}
-	e.attachManaged(mo, into)
-	return nil
-}
-
-// decode converts mo into into, through the memo when there is one.
-func (e *env) decode(mo *model.Object, into client.Object) error {
 	if e.memo == nil || mo.UID == "" || mo.ResourceVersion == 0 {
 		return e.conv.FromModel(mo, into)
 	}

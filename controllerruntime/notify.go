@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/model"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -24,10 +23,8 @@ type notifier struct {
 	global  []predicate.Predicate
 }
 
-// typed decodes mo in the form of like, a watch's object: typed, or
-// unstructured for a watch of unstructured objects.
-func (n *notifier) typed(mo *model.Object, like client.Object) client.Object {
-	obj, err := n.newObject(mo.Kind, like)
+func (n *notifier) typed(mo *model.Object) client.Object {
+	obj, err := n.conv.New(mo.Kind)
 	if err == nil {
 		err = n.fromModel(mo, obj)
 	}
@@ -41,27 +38,21 @@ func (n *notifier) typed(mo *model.Object, like client.Object) client.Object {
 
 // notify is the model.Controller's Notify function.
 func (n *notifier) notify(note model.Notification) []model.Request {
-	// The decoded objects, typed [0] and unstructured [1].
-	var objs, olds [2]client.Object
+	var obj, old client.Object
 	q := &collector{}
 	ctx := context.Background()
 	for _, w := range n.sources {
 		if w.kind != note.Kind {
 			continue
 		}
-		form := 0
-		if _, ok := w.obj.(runtime.Unstructured); ok {
-			form = 1
-		}
-		if objs[form] == nil {
-			objs[form] = n.typed(note.Object, w.obj)
+		if obj == nil {
+			obj = n.typed(note.Object)
 			if note.Old == note.Object {
-				olds[form] = objs[form]
+				old = obj
 			} else if note.Old != nil {
-				olds[form] = n.typed(note.Old, w.obj)
+				old = n.typed(note.Old)
 			}
 		}
-		obj, old := objs[form], olds[form]
 		switch note.Type {
 		case model.Added:
 			e := event.CreateEvent{Object: obj}

@@ -134,6 +134,17 @@ func (e *env) fieldManager(gvk schema.GroupVersionKind, status bool) (*managedfi
 	return fm, nil
 }
 
+// decode converts mo into into, with its managed fields when it has
+// any: what a client reads. (Objects handed to event handlers carry none,
+// as with a cache that strips them.)
+func (cl *modelClient) decode(mo *model.Object, into client.Object) error {
+	if err := cl.fromModel(mo, into); err != nil {
+		return err
+	}
+	cl.attachManaged(mo, into)
+	return nil
+}
+
 // attachManaged sets into's managedFields from the record, if its object
 // has been applied to.
 func (e *env) attachManaged(mo *model.Object, into client.Object) {
@@ -244,7 +255,7 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	exists := err == nil
 	switch {
 	case exists:
-		if err := cl.fromModel(cur, live); err != nil {
+		if err := cl.decode(cur, live); err != nil {
 			return err
 		}
 	case model.IsNotFound(err) && !status:
@@ -267,7 +278,7 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 		return err
 	}
 	if exists && reflect.DeepEqual(fields, cl.owners.fields[cur.UID]) && cl.sameStored(next, cur, status) {
-		return cl.fromModel(cur, dst) // a no-op apply writes nothing
+		return cl.decode(cur, dst) // a no-op apply writes nothing
 	}
 	write := func(o *model.Object) error {
 		o.FieldManager = manager
@@ -321,7 +332,7 @@ func (cl *modelClient) recordUpdate(src client.Object, kind string, manager stri
 	if err != nil {
 		return nil, err
 	}
-	if err := cl.fromModel(cur, live); err != nil {
+	if err := cl.decode(cur, live); err != nil {
 		return nil, err
 	}
 	fm, err := cl.fieldManager(gvk, status)
