@@ -77,6 +77,7 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 		}
 		if !v.Status {
 			e.noStatus[v.GVK.Kind] = true
+			s.SetGenerationRule(v.GVK.Kind, model.GenerationAnyChange)
 		}
 	}
 	s.AddAdmission(crds.Admission(e.conv, opts))

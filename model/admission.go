@@ -47,18 +47,27 @@ const (
 	// GenerationNone: the kind has no generation; it stays 0 (ConfigMap,
 	// Secret, Service and most built-in kinds without a spec/status split).
 	GenerationNone
+	// GenerationAnyChange: the kind has no status subresource, so its
+	// status is part of the object: Create keeps it, Update writes it, and
+	// generation grows with every change of spec or status (custom
+	// resources without a status subresource).
+	GenerationAnyChange
 )
 
 // SetGenerationRule sets how the generation of kind's objects moves.
 func (s *Server) SetGenerationRule(kind string, r GenerationRule) {
-	if s.noGeneration == nil {
-		s.noGeneration = map[string]bool{}
+	if s.generation == nil {
+		s.generation = map[string]GenerationRule{}
 	}
-	s.noGeneration[kind] = r == GenerationNone
+	s.generation[kind] = r
 }
 
 // hasGeneration reports whether kind's objects have a generation.
-func (s *Server) hasGeneration(kind string) bool { return !s.noGeneration[kind] }
+func (s *Server) hasGeneration(kind string) bool { return s.generation[kind] != GenerationNone }
+
+// statusInMain reports whether kind's status is written by Update, the
+// kind having no status subresource.
+func (s *Server) statusInMain(kind string) bool { return s.generation[kind] == GenerationAnyChange }
 
 // Rejection summarises the writes of one caller to one object that the
 // admission chain rejected with the same verb.
@@ -127,9 +136,9 @@ func (s *Server) Rejections(mark uint64) []Rejection {
 }
 
 // admitSpec runs the admission chain on a create's candidate and reports
-// whether it changed the spec (defaulted it).
+// whether it changed the spec or status (defaulted it).
 func (s *Server) admitSpec(caller string, verb Verb, old, cand *Object) (bool, error) {
-	orig := maps.Clone(cand.Spec)
+	orig, origStatus := maps.Clone(cand.Spec), maps.Clone(cand.Status)
 	if err := s.admit(caller, verb, old, cand); err != nil {
 		return false, err
 	}
@@ -137,15 +146,20 @@ func (s *Server) admitSpec(caller string, verb Verb, old, cand *Object) (bool, e
 	if err != nil {
 		return false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
 	}
-	cand.Spec = spec
-	return !orig.Equal(spec), nil
+	status, err := cand.Status.normalize("status")
+	if err != nil {
+		return false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+	}
+	cand.Spec, cand.Status = spec, status
+	return !orig.Equal(spec) || !origStatus.Equal(status), nil
 }
 
 // admitUpdate runs the admission chain on the candidate of an update
-// (the stored object with the caller's metadata and spec) or of a status
-// update (the stored object with the caller's status), and returns the
-// spec or status to write, and whether admission changed it.
-func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fields Fields) (Fields, bool, error) {
+// (the stored object with the caller's metadata and spec, and with
+// inMain its status) or of a status update (the stored object with the
+// caller's status), and returns the spec or status to write, the status
+// an update writes with inMain, and whether admission changed them.
+func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fields, status Fields, inMain bool) (Fields, Fields, bool, error) {
 	cand := stored.DeepCopy()
 	part := "spec"
 	if verb == VerbUpdateStatus {
@@ -156,9 +170,12 @@ func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fiel
 		cand.Finalizers = slices.Clone(obj.Finalizers)
 		cand.OwnerReferences = slices.Clone(obj.OwnerReferences)
 		cand.Spec = maps.Clone(fields)
+		if inMain {
+			cand.Status = maps.Clone(status)
+		}
 	}
 	if err := s.admit(caller, verb, stored, cand); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	out := cand.Spec
 	if verb == VerbUpdateStatus {
@@ -166,7 +183,16 @@ func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fiel
 	}
 	out, err := out.normalize(part)
 	if err != nil {
-		return nil, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+		return nil, nil, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
 	}
-	return out, !out.Equal(fields), nil
+	changed := !out.Equal(fields)
+	if inMain {
+		st, err := cand.Status.normalize("status")
+		if err != nil {
+			return nil, nil, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+		}
+		changed = changed || !st.Equal(status)
+		status = st
+	}
+	return out, status, changed, nil
 }

@@ -83,3 +83,19 @@ func TestGenerationNone(t *testing.T) {
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, int64(2), s.Peek(p.Ref()).Generation, "other kinds keep theirs")
 }
+
+func TestGenerationAnyChangeKeepsStatusInTheObject(t *testing.T) {
+	s, _ := newTestServer(10)
+	s.SetGenerationRule("Note", GenerationAnyChange)
+	n := &Object{Kind: "Note", Namespace: "default", Name: "n", Spec: Fields{"text": "a"}, Status: Fields{"seen": "a"}}
+	require.NoError(t, s.Create("test", n))
+	assert.Equal(t, Fields{"seen": "a"}, s.Peek(n.Ref()).Status, "create keeps the status")
+	assert.Equal(t, int64(1), n.Generation)
+	n.Status = Fields{"seen": "b"}
+	require.NoError(t, s.Update("test", n))
+	assert.Equal(t, Fields{"seen": "b"}, s.Peek(n.Ref()).Status, "update writes it")
+	assert.Equal(t, int64(2), n.Generation, "and a status change bumps generation")
+	rv := s.Revision()
+	require.NoError(t, s.Update("test", n))
+	assert.Equal(t, rv, s.Revision(), "a no-op stays one")
+}

@@ -144,11 +144,11 @@ type Server struct {
 	intercept Intercept
 	onWrite   func(Write)
 
-	// admission, noGeneration and rejections: see admission.go.
-	admission    []Admission
-	noGeneration map[string]bool
-	rejections   map[rejectionKey]*Rejection
-	rejectSeq    uint64
+	// admission, generation and rejections: see admission.go.
+	admission  []Admission
+	generation map[string]GenerationRule
+	rejections map[rejectionKey]*Rejection
+	rejectSeq  uint64
 }
 
 // NewServer returns an empty server whose history keeps at least window
@@ -287,6 +287,13 @@ func (s *Server) Create(caller string, obj *Object) error {
 	if err != nil {
 		return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
 	}
+	var status Fields // kept only for a kind without a status subresource
+	inMain := s.statusInMain(obj.Kind)
+	if inMain {
+		if status, err = obj.Status.normalize("status"); err != nil {
+			return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
+		}
+	}
 	ref := obj.Ref()
 	failure, applied := s.check(caller, VerbCreate, ref)
 	if failure != nil && !applied {
@@ -298,7 +305,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 	if stored.Name == "" {
 		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
 	}
-	stored.Status = nil
+	stored.Status = maps.Clone(status)
 	defaulted := false
 	if len(s.admission) > 0 {
 		if defaulted, err = s.admitSpec(caller, VerbCreate, nil, stored); err != nil {
@@ -318,7 +325,9 @@ func (s *Server) Create(caller string, obj *Object) error {
 	}
 	stored.CreationTimestamp = s.now()
 	stored.DeletionTimestamp = nil
-	stored.Status = nil
+	if !inMain {
+		stored.Status = nil
+	}
 	stored.FieldManager = ""
 	stored.key = Key(stored.Namespace, stored.Name)
 	st.put(stored)
@@ -331,6 +340,9 @@ func (s *Server) Create(caller string, obj *Object) error {
 	same := fromCallerMeta
 	if obj.Spec.normal() && !defaulted {
 		same |= fromCallerSpec
+	}
+	if inMain && obj.Status.normal() && !defaulted {
+		same |= fromCallerStatus
 	}
 	reflect(obj, stored, same)
 	return failure
@@ -394,6 +406,13 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if err != nil {
 		return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
 	}
+	var status Fields // what an update writes of a kind without a status subresource
+	inMain := verb == VerbUpdate && s.statusInMain(obj.Kind)
+	if inMain {
+		if status, err = obj.Status.normalize("status"); err != nil {
+			return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
+		}
+	}
 	ref := obj.Ref()
 	failure, applied := s.check(caller, verb, ref)
 	if failure != nil && !applied {
@@ -408,7 +427,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	}
 	defaulted := false
 	if len(s.admission) > 0 {
-		if fields, defaulted, err = s.admitUpdate(caller, verb, stored, obj, fields); err != nil {
+		if fields, status, defaulted, err = s.admitUpdate(caller, verb, stored, obj, fields, status, inMain); err != nil {
 			return err
 		}
 	}
@@ -416,6 +435,9 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	same := fromCallerMeta
 	if in.normal() && !defaulted {
 		same |= fromCallerSpec
+	}
+	if inMain && obj.Status.normal() && !defaulted {
+		same |= fromCallerStatus
 	}
 	if verb == VerbUpdateStatus {
 		same = 0
@@ -429,10 +451,11 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		next.Status = maps.Clone(fields)
 	} else {
 		specChanged := !stored.Spec.Equal(fields)
+		statusChanged := inMain && !stored.Status.Equal(status)
 		labelsSame := maps.Equal(stored.Labels, obj.Labels)
 		finalizersSame := slices.Equal(stored.Finalizers, obj.Finalizers)
 		ownersSame := slices.Equal(stored.OwnerReferences, obj.OwnerReferences)
-		if !specChanged && labelsSame && finalizersSame && ownersSame {
+		if !specChanged && !statusChanged && labelsSame && finalizersSame && ownersSame {
 			reflect(obj, stored, same)
 			return failure
 		}
@@ -449,9 +472,12 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		}
 		if specChanged {
 			next.Spec = maps.Clone(fields)
-			if s.hasGeneration(ref.Kind) {
-				next.Generation++
-			}
+		}
+		if statusChanged {
+			next.Status = maps.Clone(status)
+		}
+		if (specChanged || statusChanged) && s.hasGeneration(ref.Kind) {
+			next.Generation++
 		}
 	}
 	s.rv++

@@ -96,10 +96,7 @@ func (v *Version) admit(conv *convert.Converter, verb model.Verb, old, obj *mode
 	if err != nil {
 		return &model.StatusError{Reason: model.ReasonInvalid, Message: err.Error()}
 	}
-	obj.Spec = back.Spec
-	if verb != model.VerbCreate {
-		obj.Status = back.Status
-	}
+	obj.Spec, obj.Status = back.Spec, back.Status
 	return nil
 }
 

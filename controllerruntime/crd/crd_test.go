@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -204,4 +206,35 @@ func TestRejectionsNameTheRule(t *testing.T) {
 
 	err = m.Apply(&schemaops.Batch{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "d"}, Spec: schemaops.BatchSpec{Image: "x"}})
 	assert.ErrorContains(t, err, "spec.image in body should match", "setup objects are validated too")
+}
+
+// A custom resource without a status subresource: its status is part of
+// the object (Update writes it, generation moves with it) and Status()
+// writes are NotFound, as the API server serves no /status.
+func TestCustomResourceWithoutStatusSubresource(t *testing.T) {
+	data, err := os.ReadFile("testdata/notes.yaml")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "notes.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), "    subresources:\n      status: {}\n", "", 1)), 0o600))
+	crds, err := crd.Load(path)
+	require.NoError(t, err)
+	conv, err := convert.New(schemaops.NewScheme(), convert.Options{Unstructured: crds.GVKs()})
+	require.NoError(t, err)
+	m, err := crt.NewManager(model.NewCluster(model.Config{}), conv, crt.ManagerOptions{CRDs: crds, CRDOptions: crd.Options{AllowUndefined: true}})
+	require.NoError(t, err)
+	c := m.OutsideClient("user")
+	n := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"text": "a"}, "status": map[string]any{"seen": "a"}}}
+	n.SetGroupVersionKind(schema.GroupVersionKind{Group: "notes.example.com", Version: "v1", Kind: "Note"})
+	n.SetNamespace("default")
+	n.SetName("n")
+	require.NoError(t, c.Create(ctx, n))
+	seen, _, _ := unstructured.NestedString(n.Object, "status", "seen")
+	assert.Equal(t, "a", seen, "create keeps the status")
+	require.NoError(t, unstructured.SetNestedField(n.Object, "b", "status", "seen"))
+	require.NoError(t, c.Update(ctx, n))
+	seen, _, _ = unstructured.NestedString(n.Object, "status", "seen")
+	assert.Equal(t, "b", seen, "update writes the status")
+	assert.Equal(t, int64(2), n.GetGeneration(), "and bumps generation")
+	assert.True(t, apierrors.IsNotFound(c.Status().Update(ctx, n)), "no status subresource")
+	assert.True(t, crt.HasGeneration(conv, "Note"))
 }
