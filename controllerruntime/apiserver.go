@@ -54,6 +54,9 @@ type apiServer struct {
 	// is the cluster's clock.
 	owners *fieldOwnership
 	now    func() model.Time
+	// reject records a write the client refused on the server's behalf
+	// (an apply conflict) as a rejection of the caller's write.
+	reject func(caller string, verb model.Verb, ref model.Ref, err error)
 }
 
 // installAPIServer makes the model's API server behave as Kubernetes' for
@@ -62,6 +65,7 @@ type apiServer struct {
 func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options) {
 	e.now = c.Now
 	s := c.Server()
+	e.reject = s.RecordRejection
 	for _, gvk := range e.conv.GVKs() {
 		if !HasGeneration(e.conv, gvk.Kind) {
 			s.SetGenerationRule(gvk.Kind, model.GenerationNone)

@@ -2,6 +2,7 @@ package controllerruntime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -265,6 +266,13 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	}
 	out, err := fm.Apply(live, applied, manager, force)
 	if err != nil {
+		if apierrors.IsConflict(err) && cl.reject != nil && cl.name != "" {
+			verb := model.VerbUpdate
+			if status {
+				verb = model.VerbUpdateStatus
+			}
+			cl.reject(cl.name, verb, model.Ref{Kind: kind, Namespace: namespace, Name: name}, conflictOf(err))
+		}
 		return err
 	}
 	next, err := cl.typedFrom(out, kind)
@@ -296,6 +304,19 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	cl.owners.fields[model.UID(dst.GetUID())] = fields
 	dst.SetManagedFields(cloneManaged(fields))
 	return nil
+}
+
+// conflictOf is the model form of an apply conflict: one cause per
+// conflicting field, naming its manager.
+func conflictOf(err error) *model.StatusError {
+	se := &model.StatusError{Reason: model.ReasonConflict, Message: err.Error()}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Details != nil {
+		for _, c := range status.Status().Details.Causes {
+			se.Causes = append(se.Causes, model.Cause{Type: string(c.Type), Field: c.Field, Message: c.Message})
+		}
+	}
+	return se
 }
 
 // sameStored reports whether next converts to what cur already stores.

@@ -102,6 +102,14 @@ func (s *Server) admit(caller string, verb Verb, old, obj *Object) error {
 	return nil
 }
 
+// RecordRejection records a write that the caller's client refused on the
+// server's behalf before it reached storage: a server-side apply conflict,
+// which the field manager computes in the client. It counts as a
+// rejection for Rejections.
+func (s *Server) RecordRejection(caller string, verb Verb, ref Ref, err error) {
+	s.recordRejection(caller, verb, ref, err)
+}
+
 func (s *Server) recordRejection(caller string, verb Verb, ref Ref, err error) {
 	if s.rejections == nil {
 		s.rejections = map[rejectionKey]*Rejection{}

@@ -33,8 +33,8 @@ func (r *runner) stuckOnRejected(mark uint64) *Failure {
 	}
 	first := stuck[0]
 	cause := firstCause(first.Err)
-	f := r.failure("no rejected writes", RejectedWrites, fmt.Sprintf("%s retries its %s of %s forever: the API server rejects it as invalid (%s)",
-		first.Caller, first.Verb, first.Ref, cause.summary()))
+	f := r.failure("no rejected writes", RejectedWrites, fmt.Sprintf("%s retries its %s of %s forever: the API server rejects it %s (%s)",
+		first.Caller, first.Verb, first.Ref, how(first.Err), cause.summary()))
 	for _, rej := range stuck {
 		c := firstCause(rej.Err)
 		f.Details = append(f.Details,
@@ -48,8 +48,8 @@ func (r *runner) stuckOnRejected(mark uint64) *Failure {
 		f.Details = append(f.Details, "  error: "+rej.Err.Error())
 	}
 	f.Diagnosis = []string{
-		fmt.Sprintf("%s's %s of %s kept failing validation, and nothing else changed: the retry writes the same invalid object, so it can never succeed",
-			first.Caller, first.Verb, first.Ref),
+		fmt.Sprintf("%s's %s of %s kept being rejected %s, and nothing else changed: the retry writes the same object, so it can never succeed",
+			first.Caller, first.Verb, first.Ref, how(first.Err)),
 	}
 	var unmet []string
 	for _, u := range r.c.Goals() {
@@ -62,10 +62,21 @@ func (r *runner) stuckOnRejected(mark uint64) *Failure {
 	} else {
 		f.Diagnosis = append(f.Diagnosis, "goals unmet at this fixed point: "+strings.Join(unmet, ", "))
 	}
-	if cause.Field != "" {
+	if model.ReasonOf(first.Err) == model.ReasonConflict {
+		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("server-side apply: %s is owned by another field manager (%s); apply with ForceOwnership to take it, or leave it out of the applied configuration",
+			cause.Field, cause.Message))
+	} else if cause.Field != "" {
 		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("the controller must change what it writes to %s (respect %s), or replace the object; retrying cannot help", cause.Field, cause.ruleOrMessage()))
 	}
 	return f
+}
+
+// how says how the server rejected a write.
+func how(err error) string {
+	if model.ReasonOf(err) == model.ReasonConflict {
+		return "with an apply conflict"
+	}
+	return "as invalid"
 }
 
 // cause is a rejection's first cause, or its message when it has none.

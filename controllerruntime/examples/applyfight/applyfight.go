@@ -4,7 +4,8 @@
 // manager "hpa", both forcing ownership as controllers do. While git still
 // declares replicas, the two take the field from each other forever (a
 // fight, named by field manager); once git hands replicas over to the
-// autoscaler by leaving it out, both converge.
+// autoscaler by leaving it out, both converge. A sync that applies without
+// forcing is stuck instead: every apply conflicts with hpa's replicas.
 package applyfight
 
 import (
@@ -40,6 +41,9 @@ type Sync struct {
 	// DeclareReplicas keeps spec.replicas in the declared configuration,
 	// so that the sync and the autoscaler both own it.
 	DeclareReplicas bool
+	// NoForce applies without ForceOwnership: once the autoscaler has
+	// taken spec.replicas, every apply of the sync fails with a conflict.
+	NoForce bool
 }
 
 // Reconcile applies the declared configuration of web.
@@ -57,12 +61,17 @@ func (s *Sync) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 		spec.WithReplicas(GitReplicas)
 	}
 	ac := appsv1ac.Deployment(req.Name, req.Namespace).WithSpec(spec)
-	return ctrl.Result{}, s.Apply(ctx, ac, client.FieldOwner("argocd"), client.ForceOwnership)
+	opts := []client.ApplyOption{client.FieldOwner("argocd")}
+	if !s.NoForce {
+		opts = append(opts, client.ForceOwnership)
+	}
+	return ctrl.Result{}, s.Apply(ctx, ac, opts...)
 }
 
 // Autoscaler applies spec.replicas of every Deployment as field manager
-// hpa, with the older form of apply: client.Apply as the patch of a typed
-// object that carries only the replicas.
+// hpa: an apply configuration that holds the replicas alone. (A typed
+// Deployment would not do: its non-omitempty fields, such as a null
+// selector, would be applied and owned too.)
 type Autoscaler struct{ client.Client }
 
 // Reconcile scales one Deployment to ScaledReplicas.
@@ -74,12 +83,8 @@ func (a *Autoscaler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if d.Spec.Replicas != nil && *d.Spec.Replicas == ScaledReplicas {
 		return ctrl.Result{}, nil
 	}
-	patch := &appsv1.Deployment{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Name},
-	}
-	patch.Spec.Replicas = new(int32(ScaledReplicas))
-	return ctrl.Result{}, a.Patch(ctx, patch, client.Apply, client.FieldOwner("hpa"), client.ForceOwnership)
+	ac := appsv1ac.Deployment(d.Name, d.Namespace).WithSpec(appsv1ac.DeploymentSpec().WithReplicas(ScaledReplicas))
+	return ctrl.Result{}, a.Apply(ctx, ac, client.FieldOwner("hpa"), client.ForceOwnership)
 }
 
 // Converter converts the client-go scheme's kinds.
@@ -87,9 +92,17 @@ func Converter() (*convert.Converter, error) {
 	return convert.New(clientgoscheme.Scheme, convert.Options{})
 }
 
-// Scenario runs the sync and the autoscaler over Deployment web, created
-// by hand with one replica and the old image.
-func Scenario(name string, conv *convert.Converter, declareReplicas bool) properties.Scenario {
+// Options says which world a scenario builds.
+type Options struct {
+	// DeclareReplicas keeps spec.replicas in git; see Sync.
+	DeclareReplicas bool
+	// NoForce makes the sync apply without ForceOwnership; see Sync.
+	NoForce bool
+}
+
+// Scenario runs the sync and the autoscaler over Deployment web, applied
+// first by argocd with git's replicas and the old image.
+func Scenario(name string, conv *convert.Converter, opts Options) properties.Scenario {
 	return properties.Scenario{
 		Name: name,
 		Doc:  "two server-side apply managers of one Deployment's spec.replicas",
@@ -107,7 +120,7 @@ func Scenario(name string, conv *convert.Converter, declareReplicas bool) proper
 					})
 				}).
 				Complete(func(cl client.Client) reconcile.Reconciler {
-					return &Sync{Client: cl, DeclareReplicas: declareReplicas}
+					return &Sync{Client: cl, DeclareReplicas: opts.DeclareReplicas, NoForce: opts.NoForce}
 				})
 			if err != nil {
 				return nil, err
@@ -123,17 +136,19 @@ func Scenario(name string, conv *convert.Converter, declareReplicas bool) proper
 				return nil, err
 			}
 			labels := map[string]string{"app": "web"}
-			return c, mgr.Apply(&appsv1.Deployment{
+			first := &appsv1.Deployment{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 				Spec: appsv1.DeploymentSpec{
-					Replicas: new(int32(1)),
+					Replicas: new(int32(GitReplicas)),
 					Selector: &metav1.LabelSelector{MatchLabels: labels},
 					Template: corev1.PodTemplateSpec{
 						ObjectMeta: metav1.ObjectMeta{Labels: labels},
 						Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop:v1"}}},
 					},
 				},
-			})
+			}
+			return c, mgr.OutsideClient("setup").Patch(context.Background(), first, client.Apply, client.FieldOwner("argocd"))
 		},
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestSameChoicesSameTrace(t *testing.T) {
 	conv, err := applyfight.Converter()
 	require.NoError(t, err)
-	sc := applyfight.Scenario("apply-handover", conv, false)
+	sc := applyfight.Scenario("apply-handover", conv, applyfight.Options{})
 	sched := faults.Schedule{
 		{At: 1, Fault: faults.Drop{Controller: "autoscaler", Resource: "Deployment"}},
 		{At: 3, Fault: faults.Restart{Controller: "gitops", Down: 2}},
