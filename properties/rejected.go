@@ -57,9 +57,13 @@ func (r *runner) stuckOnRejected(mark uint64) *Failure {
 			unmet = append(unmet, u.Controller)
 		}
 	}
-	if len(unmet) == 0 || len(unmet) == 1 && unmet[0] == first.Caller {
-		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("green but dead: every other goal holds, so the cluster looks healthy while %s's change never lands", first.Caller))
-	} else {
+	onlyCaller := len(unmet) == 1 && unmet[0] == first.Caller
+	switch {
+	case len(unmet) == 0:
+		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("green but dead: every goal holds, so the cluster looks healthy while %s's write never lands", first.Caller))
+	case onlyCaller && len(ctrls) > 1:
+		f.Diagnosis = append(f.Diagnosis, fmt.Sprintf("green but dead: every other controller's goal holds, so the cluster looks healthy while %s's change never lands", first.Caller))
+	case !onlyCaller:
 		f.Diagnosis = append(f.Diagnosis, "goals unmet at this fixed point: "+strings.Join(unmet, ", "))
 	}
 	if model.ReasonOf(first.Err) == model.ReasonConflict {
