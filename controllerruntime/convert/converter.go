@@ -52,8 +52,6 @@ type Converter struct {
 	hoist map[schema.GroupVersionKind]bool
 	// status holds the kinds whose type has a status.
 	status map[schema.GroupVersionKind]bool
-	// untyped holds the kinds served without a Go type.
-	untyped []schema.GroupVersionKind
 }
 
 // New indexes the object kinds of scheme.
@@ -106,7 +104,6 @@ func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
 		}
 		c.kinds[gvk.Kind] = gvk
 		c.status[gvk] = true
-		c.untyped = append(c.untyped, gvk)
 	}
 	for _, obj := range opts.Prefer {
 		gvk, err := apiutil.GVKForObject(obj, scheme)

@@ -231,12 +231,6 @@ func newVersion(crd *apiextensions.CustomResourceDefinition, version string) (*V
 	return ver, nil
 }
 
-// Lookup returns the served version of a group, version and kind.
-func (s *Set) Lookup(gvk schema.GroupVersionKind) (*Version, bool) {
-	v, ok := s.versions[gvk]
-	return v, ok
-}
-
 // Has reports whether the set defines the group and kind, in any version.
 func (s *Set) Has(gk schema.GroupKind) bool {
 	_, ok := s.from[gk]
