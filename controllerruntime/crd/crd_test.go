@@ -177,6 +177,8 @@ func TestBadManifestsFailAtLoadNamingFileAndPath(t *testing.T) {
 	}
 	_, err := crd.Load(filepath.Join(t.TempDir(), "missing.yaml"))
 	assert.ErrorContains(t, err, "missing.yaml")
+	_, err = crd.Load(bases, filepath.Join(bases, "ops.example.com_apps.yaml"))
+	assert.ErrorContains(t, err, "kind App.ops.example.com is already defined in "+filepath.Join(bases, "ops.example.com_apps.yaml"))
 }
 
 // TestRejectionsNameTheRule reads the model's rejection record, as the

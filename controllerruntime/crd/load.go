@@ -32,7 +32,8 @@ import (
 // rules, the status subresource).
 type Set struct {
 	versions map[schema.GroupVersionKind]*Version
-	// crds names, per kind, the file it came from, to report duplicates.
+	// from names, per group and kind, the file that defined it, to report
+	// duplicates.
 	from map[schema.GroupKind]string
 }
 
@@ -118,7 +119,7 @@ func (s *Set) Add(name string, data []byte) error {
 		if len(bytes.TrimSpace(stripComments(raw))) == 0 {
 			continue
 		}
-		if err := s.addDocument(raw); err != nil {
+		if err := s.addDocument(name, raw); err != nil {
 			return fmt.Errorf("crd: %s: document %d: %w", name, doc, err)
 		}
 	}
@@ -135,7 +136,7 @@ func stripComments(raw []byte) []byte {
 	return out
 }
 
-func (s *Set) addDocument(raw []byte) error {
+func (s *Set) addDocument(file string, raw []byte) error {
 	var crd apiextensionsv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
 		return fmt.Errorf("not a valid CustomResourceDefinition: %w", err)
@@ -176,7 +177,7 @@ func (s *Set) addDocument(raw []byte) error {
 		}
 		s.versions[ver.GVK] = ver
 	}
-	s.from[gk] = crd.Name
+	s.from[gk] = file
 	return nil
 }
 
