@@ -175,21 +175,26 @@ func (e *env) tracked(uid model.UID) bool {
 }
 
 // managedOf takes the managed fields out of an object the field manager
-// returned, with the time the field manager read off the wall clock for
-// manager's entries replaced by virtual time now. The other entries keep
-// the virtual times they had.
-func (cl *modelClient) managedOf(obj runtime.Object, manager string) ([]metav1.ManagedFieldsEntry, error) {
+// returned. The field manager stamps an entry it changed with the wall
+// clock; such an entry gets virtual time now instead, and every other
+// entry keeps the virtual time it had in prev, the object's record.
+func (cl *modelClient) managedOf(obj runtime.Object, prev []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
 	acc, ok := obj.(metav1.Object)
 	if !ok {
 		return nil, fmt.Errorf("the field manager returned a %T", obj)
 	}
 	f := acc.GetManagedFields()
 	acc.SetManagedFields(nil)
-	t := cl.conv.Time(cl.now())
+	had := map[string]*metav1.Time{}
+	for _, p := range prev {
+		had[p.Manager+"\x00"+string(p.Operation)+"\x00"+p.Subresource] = p.Time
+	}
+	now := cl.conv.Time(cl.now())
 	for i := range f {
-		if f[i].Manager == manager {
-			f[i].Time = &t
+		if t, ok := had[f[i].Manager+"\x00"+string(f[i].Operation)+"\x00"+f[i].Subresource]; ok && t != nil && f[i].Time != nil && t.Equal(f[i].Time) {
+			continue
 		}
+		f[i].Time = &now
 	}
 	return f, nil
 }
@@ -281,7 +286,11 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	}
 	next.SetNamespace(namespace)
 	next.SetName(name)
-	fields, err := cl.managedOf(next, manager)
+	var prev []metav1.ManagedFieldsEntry
+	if exists {
+		prev = cl.owners.fields[cur.UID]
+	}
+	fields, err := cl.managedOf(next, prev)
 	if err != nil {
 		return err
 	}
@@ -367,7 +376,7 @@ func (cl *modelClient) recordUpdate(src client.Object, kind string, manager stri
 	if err != nil {
 		return nil, err
 	}
-	fields, err := cl.managedOf(out, manager)
+	fields, err := cl.managedOf(out, cl.owners.fields[cur.UID])
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package controllerruntime_test
 import (
 	"testing"
 
+	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -117,4 +118,24 @@ func TestTypedApplyConfiguration(t *testing.T) {
 // replicasOnly is an autoscaler's configuration: spec.replicas alone.
 func replicasOnly(n int32) *appsv1ac.DeploymentApplyConfiguration {
 	return appsv1ac.Deployment("web", "default").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(n))
+}
+
+// A no-op apply at a later time keeps the manager's timestamp, as the API
+// server's field manager does; an apply that changes something moves it.
+func TestManagedFieldTimesAreVirtual(t *testing.T) {
+	m := newManager(t)
+	c := m.OutsideClient("user")
+	d := applied(new(int32(3)), "app:v1")
+	require.NoError(t, c.Patch(ctx, d, client.Apply, client.FieldOwner("gitops")))
+	created := d.ManagedFields[0].Time
+	require.NotNil(t, created)
+	assert.Equal(t, m.Converter().Time(0).Time, created.Time, "virtual time, not the wall clock")
+	m.Cluster().At(5, "test", "later", func() {})
+	m.Cluster().Do(model.Action{Kind: model.ActTimer})
+	d = applied(new(int32(3)), "app:v1")
+	require.NoError(t, c.Patch(ctx, d, client.Apply, client.FieldOwner("gitops")))
+	assert.Equal(t, created.Time, d.ManagedFields[0].Time.Time, "a no-op apply keeps the time")
+	d = applied(new(int32(4)), "app:v1")
+	require.NoError(t, c.Patch(ctx, d, client.Apply, client.FieldOwner("gitops")))
+	assert.Equal(t, m.Converter().Time(5).Time, d.ManagedFields[0].Time.Time)
 }
