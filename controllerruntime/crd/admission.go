@@ -45,7 +45,7 @@ func (s *Set) Admission(conv *convert.Converter, opts Options) model.Admission {
 				return nil
 			}
 			return &model.StatusError{Reason: model.ReasonNotFound, Message: fmt.Sprintf(
-				"the server could not find the requested resource: no CustomResourceDefinition is loaded for %s (load its manifest with crd.Load, or set crd.Options.AllowUndefined)", gvk)}
+				"the server could not find the requested resource: no CustomResourceDefinition is loaded for %s (load its manifest with crd.Load, or allow undefined kinds with crd.Options.AllowUndefined)", gvk)}
 		}
 		return v.admit(conv, verb, old, obj)
 	}

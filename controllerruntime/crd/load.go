@@ -1,3 +1,11 @@
+// Package crd serves custom resource definitions in converge's model API
+// server as the Kubernetes API server serves them: it loads the CRD
+// manifests controller-gen writes, checks them as the API server checks a
+// new CRD, and admits every write of a custom resource through the API
+// server's own strategy for it (k8s.io/apiextensions-apiserver): unknown
+// fields pruned, schema defaults applied, the OpenAPI v3 schema and the CEL
+// rules validated, transition rules included. The core model stays free
+// of Kubernetes dependencies; this package plugs into its admission hook.
 package crd
 
 import (
