@@ -28,6 +28,6 @@ func (a *actor) Name() string { return a.name }
 
 func (a *actor) Act(o *model.Outside) error {
 	r := outsideReader{o}
-	c := &modelClient{env: a.m.env, cache: r, live: r, w: o}
+	c := &modelClient{env: a.m.env, cache: r, live: r, w: o, name: a.name}
 	return a.act(context.Background(), c, o.Choose)
 }

@@ -72,7 +72,7 @@ var MatchEveryOwner Option = matchEveryOwner{}
 func NewControllerManagedBy(m *Manager) *Builder { return &Builder{m: m} }
 
 func (b *Builder) add(obj client.Object, h handler.EventHandler, opts []Option) *source {
-	kind, err := b.m.conv.Kind(obj)
+	kind, err := b.m.kind(obj)
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
@@ -177,7 +177,7 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		if !ok {
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
-		cl := &modelClient{env: b.m.env, cache: mc, live: liveReader{live}, w: mc}
+		cl := &modelClient{env: b.m.env, cache: mc, live: liveReader{live}, w: mc, name: name}
 		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv}
 	}
 	if g := b.goal; g != nil {

@@ -25,6 +25,9 @@ type modelClient struct {
 	cache reader
 	live  reader
 	w     writer
+	// name is the writer's name: the field manager of its writes unless
+	// a FieldOwner option names another.
+	name string
 }
 
 var _ client.WithWatch = (*modelClient)(nil)
@@ -40,6 +43,11 @@ func (cl *modelClient) target(obj client.Object) (*model.Object, schema.GroupVer
 		return nil, schema.GroupVersionKind{}, apierrors.NewBadRequest(err.Error())
 	}
 	gvk, _ := cl.conv.GVK(mo.Kind)
+	if cl.served != nil {
+		if err := cl.served(mo.Kind); err != nil {
+			return nil, gvk, err
+		}
+	}
 	if !cl.mapper.namespaced(mo.Kind) {
 		mo.Namespace = ""
 	}
@@ -48,7 +56,7 @@ func (cl *modelClient) target(obj client.Object) (*model.Object, schema.GroupVer
 
 // Get reads one object from the client's reader.
 func (cl *modelClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	kind, err := cl.conv.Kind(obj)
+	kind, err := cl.kind(obj)
 	if err != nil {
 		return err
 	}
@@ -60,7 +68,7 @@ func (cl *modelClient) Get(_ context.Context, key client.ObjectKey, obj client.O
 		gvk, _ := cl.conv.GVK(kind)
 		return cl.apiError(err, gvk, key.Name)
 	}
-	return cl.fromModel(mo, obj)
+	return cl.decode(mo, obj)
 }
 
 // Create creates obj; on success obj holds what the server stored.
@@ -78,10 +86,11 @@ func (cl *modelClient) Create(_ context.Context, obj client.Object, opts ...clie
 // precondition when it has one; on success obj holds what the server
 // stored, status included.
 func (cl *modelClient) Update(_ context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if len((&client.UpdateOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
+	if len(uo.DryRun) > 0 {
 		return unsupported("dry run")
 	}
-	return cl.write(obj, func(mo *model.Object) error { return cl.w.Update(mo) })
+	return cl.writeRecorded(obj, obj, uo.FieldManager, false, func(mo *model.Object) error { return cl.w.Update(mo) })
 }
 
 // write converts obj, makes one write and copies the stored result back.
@@ -107,7 +116,7 @@ func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) 
 	if err := call(mo); err != nil {
 		return cl.apiError(err, gvk, name)
 	}
-	return cl.fromModel(mo, dst)
+	return cl.decode(mo, dst)
 }
 
 // Delete deletes obj, with the UID and resourceVersion preconditions the
@@ -156,7 +165,7 @@ func (cl *modelClient) DeleteAllOf(ctx context.Context, obj client.Object, opts 
 	if err != nil {
 		return err
 	}
-	items, err := cl.list(cl.live, kind, &dao.ListOptions)
+	items, err := cl.list(cl.live, kind, obj, &dao.ListOptions)
 	if err != nil {
 		return err
 	}
@@ -169,9 +178,15 @@ func (cl *modelClient) DeleteAllOf(ctx context.Context, obj client.Object, opts 
 	return nil
 }
 
-// Apply is server-side apply, which the model does not have.
-func (cl *modelClient) Apply(context.Context, runtime.ApplyConfiguration, ...client.ApplyOption) error {
-	return unsupported("server-side apply")
+// Apply is server-side apply of an apply configuration (typed, from
+// client-go's applyconfigurations, or client.ApplyConfigurationFromUnstructured);
+// on success obj holds what the server stored. See ssa.go.
+func (cl *modelClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	ao := (&client.ApplyOptions{}).ApplyOptions(opts)
+	if len(ao.DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	return cl.applyConfiguration(obj, ao, false)
 }
 
 // Watch is not offered: controllers see changes through their informers.

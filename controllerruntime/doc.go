@@ -6,7 +6,10 @@
 // caches in the model (stale under faults) and whose writes go to the
 // model's API server, with real resourceVersion conflicts, generation
 // semantics, finalizers, ownerReference garbage collection and injected
-// API errors as apierrors values. Controllers are declared with a builder
+// API errors as apierrors values; with ManagerOptions.CRDs, custom
+// resources are defaulted and validated as the real API server does
+// (package crd); server-side apply runs the API server's field manager;
+// objects may be typed or unstructured. Controllers are declared with a builder
 // that mirrors controller-runtime's (For, Owns, Watches with any
 // handler.EventHandler, predicates); goals and invariants read typed
 // objects. Package convert says how typed objects are represented in the

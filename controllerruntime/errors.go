@@ -35,6 +35,9 @@ func (cl *modelClient) apiError(err error, gvk schema.GroupVersionKind, name str
 	case model.ReasonConflict:
 		return apierrors.NewConflict(res, name, errors.New(msg))
 	case model.ReasonInvalid:
+		if len(se.Causes) > 0 {
+			return invalid(gvk, name, se)
+		}
 		return apierrors.NewInvalid(gvk.GroupKind(), name, field.ErrorList{field.Invalid(field.NewPath("metadata"), name, msg)})
 	case model.ReasonTimeout:
 		return apierrors.NewTimeoutError(msg, 0)
@@ -57,4 +60,18 @@ func (cl *modelClient) apiError(err error, gvk schema.GroupVersionKind, name str
 // unsupported is the error for a feature the model does not have.
 func unsupported(what string) error {
 	return apierrors.NewBadRequest(what + " is not supported by converge's model API server")
+}
+
+// invalid is the API server's Invalid error (422) for a rejection whose
+// causes name the fields, with the message the rejecting step wrote.
+func invalid(gvk schema.GroupVersionKind, name string, se *model.StatusError) error {
+	causes := make([]metav1.StatusCause, len(se.Causes))
+	for i, c := range se.Causes {
+		causes[i] = metav1.StatusCause{Type: metav1.CauseType(c.Type), Message: c.Message, Field: c.Field}
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
+		Details: &metav1.StatusDetails{Group: gvk.Group, Kind: gvk.Kind, Name: name, Causes: causes},
+		Message: se.Message,
+	}}
 }

@@ -20,11 +20,11 @@ import (
 // metadata.name, metadata.namespace or a field indexed with the manager's
 // field indexer; Limit; no Continue.
 func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	kind, err := cl.conv.Kind(list)
+	kind, err := cl.kind(list)
 	if err != nil {
 		return err
 	}
-	items, err := cl.list(cl.cache, kind, (&client.ListOptions{}).ApplyOptions(opts))
+	items, err := cl.list(cl.cache, kind, list, (&client.ListOptions{}).ApplyOptions(opts))
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,8 @@ func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...c
 }
 
 // list reads, converts and filters the objects of kind from r.
-func (cl *modelClient) list(r reader, kind string, lo *client.ListOptions) ([]client.Object, error) {
+// Items are unstructured when like, the caller's list or object, is.
+func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *client.ListOptions) ([]client.Object, error) {
 	if lo.Continue != "" {
 		return nil, fmt.Errorf("continue list option is not supported by the cache")
 	}
@@ -67,11 +68,11 @@ func (cl *modelClient) list(r reader, kind string, lo *client.ListOptions) ([]cl
 		if lo.Limit > 0 && int64(len(out)) >= lo.Limit {
 			break
 		}
-		obj, err := cl.conv.New(kind)
+		obj, err := cl.newObject(kind, like)
 		if err != nil {
 			return nil, err
 		}
-		if err := cl.fromModel(mo, obj); err != nil {
+		if err := cl.decode(mo, obj); err != nil {
 			return nil, err
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {

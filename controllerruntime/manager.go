@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -16,6 +17,7 @@ import (
 // env is what every client of a manager shares: the converter, the REST
 // mapper and the field indexes.
 type env struct {
+	apiServer
 	conv    *convert.Converter
 	mapper  *restMapper
 	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
@@ -29,6 +31,15 @@ func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
 
 // ManagerOptions configures a Manager.
 type ManagerOptions struct {
+	// CRDs are the custom resource definitions the API server serves
+	// (crd.Load of config/crd/bases): every write of a custom resource is
+	// pruned, defaulted and validated as a real API server does, CEL rules
+	// included, and writing a kind that is neither built in nor defined is
+	// an error unless CRDOptions.AllowUndefined. Nil serves custom
+	// resources unvalidated.
+	CRDs *crd.Set
+	// CRDOptions configures the admission of custom resources.
+	CRDOptions crd.Options
 	// SyncPeriod is how often each informer replays its cache to its
 	// controller, as controller-runtime's cache SyncPeriod; zero turns
 	// resync off. It is rounded up to whole ticks.
@@ -72,6 +83,7 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 		opts.Logger = logr.Discard()
 	}
 	e := newEnv(conv, scoped)
+	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
 	e.memo = memo{}
 	return &Manager{env: e, cluster: c, opts: opts}, nil
 }
@@ -129,5 +141,5 @@ func (m *Manager) Apply(objs ...client.Object) error {
 func (m *Manager) OutsideClient(name string) client.Client {
 	out := m.cluster.Outside(name)
 	r := outsideReader{out}
-	return &modelClient{env: m.env, cache: r, live: r, w: out}
+	return &modelClient{env: m.env, cache: r, live: r, w: out, name: name}
 }

@@ -3,11 +3,15 @@ package controllerruntime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/converge-sim/converge/model"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,15 +24,16 @@ import (
 // client.MergeFromWithOptimisticLock does). On success obj holds the
 // stored result.
 func (cl *modelClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if len((&client.PatchOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	po := (&client.PatchOptions{}).ApplyOptions(opts)
+	if len(po.DryRun) > 0 {
 		return unsupported("dry run")
 	}
-	return cl.patch(obj, patch, false)
+	return cl.patch(obj, patch, po, false)
 }
 
 // patch applies patch to obj's stored version and writes the metadata and
 // spec, or with status set, the status.
-func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool) error {
+func (cl *modelClient) patch(obj client.Object, patch client.Patch, po *client.PatchOptions, status bool) error {
 	if cl.w == nil {
 		return errReadOnly
 	}
@@ -40,10 +45,15 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool)
 	if err != nil {
 		return err
 	}
+	if patch.Type() == types.ApplyPatchType {
+		return cl.apply(mo.Kind, mo.Namespace, mo.Name, data, po.FieldManager, po.Force != nil && *po.Force, status, obj)
+	}
 	cur, err := cl.live.Get(mo.Kind, mo.Namespace, mo.Name)
 	if err != nil {
 		return cl.apiError(err, gvk, mo.Name)
 	}
+	// The base is typed where the kind has a Go type, for a strategic
+	// merge patch's merge keys; the result takes the caller's form.
 	base, err := cl.conv.New(mo.Kind)
 	if err != nil {
 		return err
@@ -52,10 +62,14 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool)
 		return err
 	}
 	patched, err := applyPatch(base, patch.Type(), data)
+	if errors.Is(err, errStrategicUntyped) {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason: metav1.StatusReasonUnsupportedMediaType, Message: err.Error()}}
+	}
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
-	next, err := cl.conv.New(mo.Kind)
+	next, err := cl.newObject(mo.Kind, obj)
 	if err != nil {
 		return err
 	}
@@ -69,8 +83,12 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, status bool)
 	if status {
 		write = func(o *model.Object) error { return cl.w.UpdateStatus(o) }
 	}
-	return cl.writeAs(next, obj, write)
+	return cl.writeRecorded(next, obj, po.FieldManager, status, write)
 }
+
+// errStrategicUntyped is the API server's answer to a strategic merge
+// patch of a custom resource: it has no Go type to read merge keys from.
+var errStrategicUntyped = errors.New("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")
 
 // applyPatch applies data, a patch of type pt, to base's JSON.
 func applyPatch(base client.Object, pt types.PatchType, data []byte) ([]byte, error) {
@@ -82,6 +100,9 @@ func applyPatch(base client.Object, pt types.PatchType, data []byte) ([]byte, er
 	case types.MergePatchType:
 		return jsonpatch.MergePatch(orig, data)
 	case types.StrategicMergePatchType:
+		if _, untyped := base.(runtime.Unstructured); untyped {
+			return nil, errStrategicUntyped
+		}
 		return strategicpatch.StrategicMergePatch(orig, data, base)
 	case types.JSONPatchType:
 		p, err := jsonpatch.DecodePatch(data)

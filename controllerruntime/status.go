@@ -15,7 +15,7 @@ func (cl *modelClient) statusCheck(obj client.Object) error {
 	if err != nil {
 		return err
 	}
-	if !cl.conv.HasStatus(kind) {
+	if !cl.conv.HasStatus(kind) || cl.noStatus[kind] {
 		gvk, _ := cl.conv.GVK(kind)
 		return cl.apiError(&model.StatusError{Reason: model.ReasonNotFound, Message: kind + " has no status"}, gvk, obj.GetName())
 	}
@@ -34,30 +34,37 @@ func (s statusWriter) Create(context.Context, client.Object, client.Object, ...c
 // Update writes obj's status, with obj's resourceVersion as precondition
 // when it has one; on success obj holds what the server stored.
 func (s statusWriter) Update(_ context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-	if len((&client.SubResourceUpdateOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	uo := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
+	if len(uo.DryRun) > 0 {
 		return unsupported("dry run")
 	}
 	if err := s.cl.statusCheck(obj); err != nil {
 		return err
 	}
-	return s.cl.write(obj, func(mo *model.Object) error { return s.cl.w.UpdateStatus(mo) })
+	return s.cl.writeRecorded(obj, obj, uo.FieldManager, true, func(mo *model.Object) error { return s.cl.w.UpdateStatus(mo) })
 }
 
 // Patch patches the stored object and writes its status; see
 // modelClient.Patch.
 func (s statusWriter) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	if len((&client.SubResourcePatchOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	po := (&client.SubResourcePatchOptions{}).ApplyOptions(opts)
+	if len(po.DryRun) > 0 {
 		return unsupported("dry run")
 	}
 	if err := s.cl.statusCheck(obj); err != nil {
 		return err
 	}
-	return s.cl.patch(obj, patch, true)
+	return s.cl.patch(obj, patch, &po.PatchOptions, true)
 }
 
-// Apply is server-side apply, which the model does not have.
-func (s statusWriter) Apply(context.Context, runtime.ApplyConfiguration, ...client.SubResourceApplyOption) error {
-	return unsupported("server-side apply")
+// Apply is server-side apply to the status subresource; see
+// modelClient.Apply.
+func (s statusWriter) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	ao := (&client.SubResourceApplyOptions{}).ApplyOpts(opts)
+	if len(ao.DryRun) > 0 {
+		return unsupported("dry run")
+	}
+	return s.cl.applyConfiguration(obj, &ao.ApplyOptions, true)
 }
 
 // subResourceClient serves the status subresource and refuses others.

@@ -28,6 +28,9 @@ type StatusError struct {
 	Message string
 	// RetryAfter is the server's hint, in ticks, for TooManyRequests.
 	RetryAfter Time
+	// Causes name the offending fields of an Invalid error, when the
+	// admission step that rejected the write knows them.
+	Causes []Cause
 
 	// format and args render Message on demand: controllers on stale
 	// caches meet conflicts and not-founds often, and most never print them.

@@ -197,6 +197,10 @@ type Object struct {
 	OwnerReferences   []OwnerReference
 	Spec              Fields
 	Status            Fields
+	// FieldManager, on an object passed to a write, names the field
+	// manager the writer declares (server-side apply's fieldManager); the
+	// write records it in Write.FieldManager. The server never stores it.
+	FieldManager string
 
 	// key caches Key() on the server's own, never-modified copies; writer
 	// is who wrote that version.

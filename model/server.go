@@ -87,6 +87,9 @@ type Write struct {
 	// Unconditional is set on an update that carried no resourceVersion
 	// precondition.
 	Unconditional bool
+	// FieldManager is the field manager the writer declared, if any
+	// (Object.FieldManager).
+	FieldManager string
 }
 
 // Ref names the written object.
@@ -140,6 +143,12 @@ type Server struct {
 
 	intercept Intercept
 	onWrite   func(Write)
+
+	// admission, generation and rejections: see admission.go.
+	admission  []Admission
+	generation map[string]GenerationRule
+	rejections map[rejectionKey]*Rejection
+	rejectSeq  uint64
 }
 
 // NewServer returns an empty server whose history keeps at least window
@@ -278,6 +287,13 @@ func (s *Server) Create(caller string, obj *Object) error {
 	if err != nil {
 		return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
 	}
+	var status Fields // kept only for a kind without a status subresource
+	inMain := s.statusInMain(obj.Kind)
+	if inMain {
+		if status, err = obj.Status.normalize("status"); err != nil {
+			return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
+		}
+	}
 	ref := obj.Ref()
 	failure, applied := s.check(caller, VerbCreate, ref)
 	if failure != nil && !applied {
@@ -288,28 +304,45 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored.Spec = maps.Clone(spec)
 	if stored.Name == "" {
 		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
-	} else if st.get(stored.Namespace, stored.Name) != nil {
+	}
+	stored.Status = maps.Clone(status)
+	defaulted := false
+	if len(s.admission) > 0 {
+		if defaulted, err = s.admitSpec(caller, VerbCreate, nil, stored); err != nil {
+			return err
+		}
+	}
+	if obj.Name != "" && st.get(stored.Namespace, stored.Name) != nil {
 		return statusErr(ReasonAlreadyExists, "%s already exists", stored.Ref())
 	}
 	s.seq++
 	s.rv++
 	stored.UID = UID("uid-" + strconv.FormatUint(s.seq, 10))
 	stored.ResourceVersion = s.rv
-	stored.Generation = 1
+	stored.Generation = 0
+	if s.hasGeneration(stored.Kind) {
+		stored.Generation = 1
+	}
 	stored.CreationTimestamp = s.now()
 	stored.DeletionTimestamp = nil
-	stored.Status = nil
+	if !inMain {
+		stored.Status = nil
+	}
+	stored.FieldManager = ""
 	stored.key = Key(stored.Namespace, stored.Name)
 	st.put(stored)
 	s.uids[stored.UID] = stored.Ref()
-	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored})
+	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored, FieldManager: obj.FieldManager})
 	if s.orphaned(stored) {
 		s.enqueueGC(stored.Ref())
 	}
 	obj.Name = stored.Name
 	same := fromCallerMeta
-	if obj.Spec.normal() {
+	if obj.Spec.normal() && !defaulted {
 		same |= fromCallerSpec
+	}
+	if inMain && obj.Status.normal() && !defaulted {
+		same |= fromCallerStatus
 	}
 	reflect(obj, stored, same)
 	return failure
@@ -373,6 +406,13 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if err != nil {
 		return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
 	}
+	var status Fields // what an update writes of a kind without a status subresource
+	inMain := verb == VerbUpdate && s.statusInMain(obj.Kind)
+	if inMain {
+		if status, err = obj.Status.normalize("status"); err != nil {
+			return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
+		}
+	}
 	ref := obj.Ref()
 	failure, applied := s.check(caller, verb, ref)
 	if failure != nil && !applied {
@@ -385,14 +425,23 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if err := s.preconditions(stored, obj.UID, obj.ResourceVersion); err != nil {
 		return err
 	}
+	defaulted := false
+	if len(s.admission) > 0 {
+		if fields, status, defaulted, err = s.admitUpdate(caller, verb, stored, obj, fields, status, inMain); err != nil {
+			return err
+		}
+	}
 	next := *stored
 	same := fromCallerMeta
-	if in.normal() {
+	if in.normal() && !defaulted {
 		same |= fromCallerSpec
+	}
+	if inMain && obj.Status.normal() && !defaulted {
+		same |= fromCallerStatus
 	}
 	if verb == VerbUpdateStatus {
 		same = 0
-		if in.normal() {
+		if in.normal() && !defaulted {
 			same = fromCallerStatus
 		}
 		if stored.Status.Equal(fields) {
@@ -402,10 +451,11 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		next.Status = maps.Clone(fields)
 	} else {
 		specChanged := !stored.Spec.Equal(fields)
+		statusChanged := inMain && !stored.Status.Equal(status)
 		labelsSame := maps.Equal(stored.Labels, obj.Labels)
 		finalizersSame := slices.Equal(stored.Finalizers, obj.Finalizers)
 		ownersSame := slices.Equal(stored.OwnerReferences, obj.OwnerReferences)
-		if !specChanged && labelsSame && finalizersSame && ownersSame {
+		if !specChanged && !statusChanged && labelsSame && finalizersSame && ownersSame {
 			reflect(obj, stored, same)
 			return failure
 		}
@@ -422,12 +472,17 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		}
 		if specChanged {
 			next.Spec = maps.Clone(fields)
+		}
+		if statusChanged {
+			next.Status = maps.Clone(status)
+		}
+		if (specChanged || statusChanged) && s.hasGeneration(ref.Kind) {
 			next.Generation++
 		}
 	}
 	s.rv++
 	next.ResourceVersion = s.rv
-	w := Write{Caller: caller, Verb: verb, Old: stored, Unconditional: obj.ResourceVersion == 0}
+	w := Write{Caller: caller, Verb: verb, Old: stored, Unconditional: obj.ResourceVersion == 0, FieldManager: obj.FieldManager}
 	if next.Deleting() && len(next.Finalizers) == 0 {
 		s.remove(&next, w)
 		reflect(obj, &next, same)

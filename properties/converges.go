@@ -153,6 +153,8 @@ func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 		failResyncDependent(t, msg)
 	case SlowConvergence:
 		failSlowConvergence(t, msg)
+	case RejectedWrites:
+		failRejectedWrites(t, msg)
 	default:
 		failPanic(t, msg)
 	}

@@ -52,10 +52,11 @@ func (d *fightDetector) observe(w model.Write) {
 	for _, ch := range model.Diff(w.Old, w.New) {
 		key := fieldKey{ref: w.Ref(), path: ch.Path}
 		h := d.history[key]
-		if n := len(h); n > 0 && h[n-1].writer != w.Caller {
+		writer := writerOf(w)
+		if n := len(h); n > 0 && h[n-1].writer != writer {
 			d.flips[key]++
 		}
-		d.history[key] = append(h, fieldWrite{writer: w.Caller, value: ch.New})
+		d.history[key] = append(h, fieldWrite{writer: writer, value: ch.New})
 		if d.flips[key] >= fightFlips {
 			d.found = &fight{key: key, writes: d.history[key]}
 			return
@@ -95,4 +96,13 @@ func (r *runner) fought(f *fight) *Failure {
 	}
 	fl.Diagnosis = []string{fmt.Sprintf("after quiescence began, %s changed hands %d times: each writer owns the field with a different goal, so neither can reach a fixed point", f.key.path, fightFlips)}
 	return fl
+}
+
+// writerOf names a write's writer: the caller, and the field manager it
+// declared when that differs ("gitops (field manager argocd)").
+func writerOf(w model.Write) string {
+	if w.FieldManager == "" || w.FieldManager == w.Caller {
+		return w.Caller
+	}
+	return w.Caller + " (field manager " + w.FieldManager + ")"
 }

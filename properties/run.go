@@ -244,8 +244,10 @@ func (r *runner) quiesce() *Failure {
 // are a hot loop.
 func (r *runner) quietRounds() *Failure {
 	c := r.c
+	var mark uint64
 	for round := 1; ; round++ {
 		writes := c.Writes()
+		mark = c.Server().RejectionMark()
 		// A round lasts a resync period, and longer if a requeue is
 		// waiting: a queue with a delayed key is not empty.
 		end := c.Now() + r.b.round
@@ -261,7 +263,7 @@ func (r *runner) quietRounds() *Failure {
 			}
 		}
 		if c.Writes() == writes {
-			return nil
+			return r.stuckOnRejected(mark)
 		}
 		if round >= r.b.settleRounds {
 			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", round, r.b.round))

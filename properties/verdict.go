@@ -59,7 +59,7 @@ const (
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak, ResyncDependent, SlowConvergence:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak, ResyncDependent, SlowConvergence, RejectedWrites:
 		return true
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/converge-sim/converge/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
@@ -29,6 +30,13 @@ type Options struct {
 	// with the most mature version (apps/v1 over extensions/v1beta1); a
 	// tie cannot be converted.
 	Prefer []runtime.Object
+	// Unstructured lists kinds served without a Go type, as custom
+	// resources a dynamic controller reads and writes only as
+	// unstructured.Unstructured (crd.Set.GVKs gives those of the loaded
+	// CRDs). Their whole body but status is the model Spec, with its
+	// top-level names ("spec.replicas"). A kind the scheme has a type for
+	// is ignored here.
+	Unstructured []schema.GroupVersionKind
 }
 
 // Converter maps typed objects of a scheme to model objects and back. It
@@ -89,6 +97,13 @@ func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
 			c.ambiguous[kind] = append(c.ambiguous[kind], g.GroupVersion().String())
 		}
 		slices.Sort(c.ambiguous[kind])
+	}
+	for _, gvk := range opts.Unstructured {
+		if _, typed := c.kinds[gvk.Kind]; typed || scheme.Recognizes(gvk) {
+			continue
+		}
+		c.kinds[gvk.Kind] = gvk
+		c.status[gvk] = true
 	}
 	for _, obj := range opts.Prefer {
 		gvk, err := apiutil.GVKForObject(obj, scheme)
@@ -173,8 +188,9 @@ func (c *Converter) GVK(kind string) (schema.GroupVersionKind, error) {
 	return schema.GroupVersionKind{}, fmt.Errorf("kind %s is not registered in the scheme", kind)
 }
 
-// Kind returns the model kind of a typed object (or list: the kind of its
-// items): its Kind, checked to stand for the object's group and version.
+// Kind returns the model kind of a typed or unstructured object (or list:
+// the kind of its items): its Kind, checked to stand for the object's
+// group and version.
 func (c *Converter) Kind(obj runtime.Object) (string, error) {
 	gvk, err := apiutil.GVKForObject(obj, c.scheme)
 	if err != nil {
@@ -200,11 +216,17 @@ func (c *Converter) HasStatus(kind string) bool { return c.status[c.kinds[kind]]
 // Scheme returns the scheme the converter indexes.
 func (c *Converter) Scheme() *runtime.Scheme { return c.scheme }
 
-// New returns a new, empty typed object of a model kind.
+// New returns a new, empty typed object of a model kind, or for a kind
+// served without a Go type, an unstructured.Unstructured of it.
 func (c *Converter) New(kind string) (client.Object, error) {
 	gvk, err := c.GVK(kind)
 	if err != nil {
 		return nil, err
+	}
+	if !c.scheme.Recognizes(gvk) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
 	}
 	o, err := c.scheme.New(gvk)
 	if err != nil {
@@ -224,12 +246,20 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
+	var u map[string]any
+	if uo, ok := obj.(runtime.Unstructured); ok {
+		u = runtime.DeepCopyJSON(uo.UnstructuredContent())
+	} else if u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
 		return nil, err
 	}
+	return c.bodyToModel(kind, obj, u)
+}
+
+// bodyToModel converts an object of a model kind, its metadata from meta
+// and the rest from u, its unstructured content (which it consumes).
+func (c *Converter) bodyToModel(kind string, meta metav1.Object, u map[string]any) (*model.Object, error) {
 	mo := &model.Object{Kind: kind}
-	if err := c.metaToModel(obj, mo); err != nil {
+	if err := c.metaToModel(meta, mo); err != nil {
 		return nil, err
 	}
 	status := u["status"]
@@ -240,6 +270,7 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	if c.hoist[c.kinds[kind]] {
 		body = u["spec"]
 	}
+	var err error
 	if mo.Spec, err = flattenPart("spec", body); err != nil {
 		return nil, err
 	}
@@ -274,13 +305,31 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	if kind != mo.Kind {
 		return fmt.Errorf("cannot convert a %s into a %s", mo.Kind, kind)
 	}
-	gvk := c.kinds[kind]
+	u, err := c.body(mo)
+	if err != nil {
+		return err
+	}
+	v := reflect.ValueOf(into).Elem()
+	v.SetZero()
+	if uo, ok := into.(runtime.Unstructured); ok {
+		uo.SetUnstructuredContent(u)
+	} else if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+		return fmt.Errorf("%s: %w", mo.Ref(), err)
+	}
+	c.metaFromModel(mo, into)
+	into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])
+	return nil
+}
+
+// body returns the unstructured content of mo outside its metadata: the
+// spec (or the body it stands for) and the status.
+func (c *Converter) body(mo *model.Object) (map[string]any, error) {
 	u := map[string]any{}
 	spec, err := Unflatten(mo.Spec)
 	if err != nil {
-		return fmt.Errorf("%s spec: %w", mo.Ref(), err)
+		return nil, fmt.Errorf("%s spec: %w", mo.Ref(), err)
 	}
-	if c.hoist[gvk] {
+	if c.hoist[c.kinds[mo.Kind]] {
 		if spec != nil {
 			u["spec"] = spec
 		}
@@ -291,19 +340,12 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	}
 	status, err := Unflatten(mo.Status)
 	if err != nil {
-		return fmt.Errorf("%s status: %w", mo.Ref(), err)
+		return nil, fmt.Errorf("%s status: %w", mo.Ref(), err)
 	}
 	if status != nil {
 		u["status"] = status
 	}
-	v := reflect.ValueOf(into).Elem()
-	v.SetZero()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
-		return fmt.Errorf("%s: %w", mo.Ref(), err)
-	}
-	c.metaFromModel(mo, into)
-	into.GetObjectKind().SetGroupVersionKind(gvk)
-	return nil
+	return u, nil
 }
 
 // GVKs returns the group, version and kind of every model kind the

@@ -53,7 +53,11 @@
 //     blockOwnerDeletion comes back true exactly on the controller
 //     reference, as controllerutil.SetControllerReference sets it.
 //   - deletionGracePeriodSeconds, managedFields and selfLink are dropped:
-//     the model has no graceful deletion and no server-side apply.
-//   - Unstructured objects are not supported; every kind needs a Go type
-//     registered in the scheme.
+//     the model has no graceful deletion, and the controllerruntime
+//     package keeps managed fields beside the model.
+//   - Unstructured objects convert like typed ones: an object of a kind
+//     with a Go type has the same model form either way. A kind without
+//     one (Options.Unstructured) keeps its whole body but status as the
+//     Spec, with its top-level names ("spec.replicas"), and every value a
+//     model field can hold; a null is dropped as for typed objects.
 package convert
