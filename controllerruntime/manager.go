@@ -21,6 +21,9 @@ type env struct {
 	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
 	// memo is nil where the env outlives one cluster (invariants).
 	memo memo
+	// versions, when set, memoizes by stored version instead: for
+	// readers of the API server's own stored objects (goals, invariants).
+	versions *versionMemo
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {

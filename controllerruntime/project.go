@@ -128,8 +128,11 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		return &projectAdapter{m: m, c: current}
 	}
 	if goal != nil {
-		e := m.env
-		spec.Goal = func(s model.State) []model.Unmet { return goal(context.Background(), newStateReader(e, s)) }
+		e := &env{conv: m.conv, mapper: m.mapper, versions: newVersionMemo()}
+		spec.Goal = func(s model.State) []model.Unmet {
+			m.clock.sync(m.cluster)
+			return goal(context.Background(), newStateReader(e, s))
+		}
 	}
 	return m.cluster.AddController(spec)
 }

@@ -32,6 +32,7 @@ func newStateReader(e *env, s model.State) client.Reader {
 // the API server's state after every step and returns what is wrong.
 func Invariant(conv *convert.Converter, name string, check func(ctx context.Context, r client.Reader) error) properties.Invariant {
 	e := newEnv(conv, nil)
+	e.versions = newVersionMemo()
 	return properties.Invariant{Name: name, Check: func(s model.State) error {
 		return check(context.Background(), newStateReader(e, s))
 	}}

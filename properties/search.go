@@ -30,6 +30,10 @@ type SearchOptions struct {
 	// ReplayCommand renders the command that replays a seed; the default
 	// is the fuzzrun command line for the scenario.
 	ReplayCommand func(seed uint64) string
+	// Wrap, if set, wraps the property every run executes: an integration
+	// runs each run inside a testing/synctest bubble this way, so that the
+	// time user code reads is virtual.
+	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 }
 
 // Counterexample is a failure found by Search, shrunk by rapid to a minimal
@@ -118,6 +122,9 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 			minimal, choices = out, ch
 		}
 	}})
+	if opts.Wrap != nil {
+		prop = opts.Wrap(prop)
+	}
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + mix.String()}
 	rapid.Check(tb, prop)
 
