@@ -1,8 +1,10 @@
 package controllerruntime
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -105,4 +107,16 @@ func GoTestReplay(t *testing.T) func(seed uint64) string {
 	return func(seed uint64) string {
 		return fmt.Sprintf("go test -run '^%s$' -rapid.seed=%d", t.Name(), seed)
 	}
+}
+
+// TestSeed returns the -rapid.seed flag when it is set, and def
+// otherwise: a test that hands it to SearchOptions.Seed replays the seed
+// GoTestReplay printed.
+func TestSeed(def uint64) uint64 {
+	if f := flag.Lookup("rapid.seed"); f != nil {
+		if seed, err := strconv.ParseUint(f.Value.String(), 10, 64); err == nil && seed != 0 {
+			return seed
+		}
+	}
+	return def
 }

@@ -43,6 +43,11 @@ type SetupOptions struct {
 	// Goals holds each controller's goal, by controller name (the
 	// builder's Named, or the For kind in lower case).
 	Goals map[string]GoalFunc
+	// Reads lists kinds the controllers read without watching them. A
+	// real manager's cache starts an informer on the first read; the
+	// model gives each controller an informer for every kind it may read,
+	// declared here, whose events enqueue nothing.
+	Reads []client.Object
 
 	_ struct{}
 }
@@ -68,8 +73,16 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 			return fmt.Errorf("a goal names controller %q, which the setup does not build", name)
 		}
 	}
+	var reads []string
+	for _, obj := range opts.Reads {
+		kind, err := m.conv.Kind(obj)
+		if err != nil {
+			return fmt.Errorf("SetupOptions.Reads: %w", err)
+		}
+		reads = append(reads, kind)
+	}
 	for _, c := range ctrls {
-		if err := m.addProjectController(setup, c, opts.Goals[c.name]); err != nil {
+		if err := m.addProjectController(setup, c, opts.Goals[c.name], reads); err != nil {
 			return err
 		}
 	}
@@ -78,7 +91,7 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 
 // addProjectController declares one controller of the project to the
 // cluster, from what the probe run of the setup learned.
-func (m *Manager) addProjectController(setup SetupFunc, probe *runningController, goal GoalFunc) error {
+func (m *Manager) addProjectController(setup SetupFunc, probe *runningController, goal GoalFunc, reads []string) error {
 	name := probe.name
 	spec := model.Controller{
 		Name:         name,
@@ -99,6 +112,11 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 			spec.Owns = append(spec.Owns, s.kind)
 		default:
 			spec.Watches = append(spec.Watches, model.Watch{Kind: s.kind})
+		}
+	}
+	for _, kind := range reads {
+		if kind != spec.For && !slices.Contains(spec.Owns, kind) && !slices.ContainsFunc(spec.Watches, func(w model.Watch) bool { return w.Kind == kind }) {
+			spec.Watches = append(spec.Watches, model.Watch{Kind: kind})
 		}
 	}
 	// current is the running incarnation: NewReconciler replaces it at

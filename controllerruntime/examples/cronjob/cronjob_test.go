@@ -30,7 +30,7 @@ func converter(t *testing.T) *convert.Converter {
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix) *properties.SearchResult {
 	t.Helper()
 	res, err := properties.Search(sc, mix, properties.SearchOptions{
-		Checks: checks, Seed: 1, Wrap: crt.InBubble(t),
+		Checks: checks, Seed: crt.TestSeed(1), Wrap: crt.InBubble(t),
 		ReplayCommand: crt.GoTestReplay(t),
 	})
 	require.NoError(t, err)
