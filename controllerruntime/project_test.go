@@ -250,3 +250,43 @@ func TestUnsupportedFeaturesAreErrorsThatNameThem(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartRunsTheSetupAgain: the setup runs once to learn the
+// controllers, once at start, and again at every restart, so that a
+// restarted controller gets a fresh reconciler.
+func TestRestartRunsTheSetupAgain(t *testing.T) {
+	conv := clientgoConverter(t)
+	var reconcilers []*stamper
+	sc := stamperScenario(conv)
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{})
+		if err != nil {
+			return nil, err
+		}
+		err = mgr.Setup(func(m manager.Manager) error {
+			s := &stamper{Client: m.GetClient(), Recorder: m.GetEventRecorderFor("stamper")}
+			reconcilers = append(reconcilers, s)
+			return s.SetupWithManager(m)
+		}, crt.SetupOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return c, mgr.Apply(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}})
+	}
+	for _, tc := range []struct {
+		sched faults.Schedule
+		want  int
+	}{
+		{nil, 2},
+		{faults.Schedule{{At: 1, Fault: faults.Restart{Controller: "configmap", Down: 2}}}, 3},
+	} {
+		reconcilers = nil
+		synctest.Test(t, func(t *testing.T) {
+			out, _, err := properties.Replay(sc, tc.sched, nil, properties.RunOptions{})
+			require.NoError(t, err)
+			require.Nil(t, out.Failure)
+		})
+		assert.Len(t, reconcilers, tc.want, "setup runs: probe, start, one per restart")
+	}
+}
