@@ -19,15 +19,20 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // setupReplicaSet is a SetupWithManager as a scaffold writes it, over the
@@ -237,6 +242,11 @@ func TestUnsupportedFeaturesAreErrorsThatNameThem(t *testing.T) {
 			_, err := m.GetCache().GetInformer(context.Background(), &corev1.Pod{})
 			return err
 		}, "GetInformer(*v1.Pod)"},
+		"channel source": {func(m manager.Manager) error {
+			ch := make(chan event.GenericEvent)
+			return ctrl.NewControllerManagedBy(m).For(&appsv1.ReplicaSet{}).
+				WatchesRawSource(source.Channel(ch, &handler.EnqueueRequestForObject{})).Complete(rs(m))
+		}, "WatchesRawSource"},
 		"http": {func(m manager.Manager) error {
 			_, err := m.GetHTTPClient().Get("https://example.invalid/")
 			return err
@@ -288,5 +298,62 @@ func TestRestartRunsTheSetupAgain(t *testing.T) {
 			require.Nil(t, out.Failure)
 		})
 		assert.Len(t, reconcilers, tc.want, "setup runs: probe, start, one per restart")
+	}
+}
+
+// TestEventsNeedTheEventKind: a recorder over a scheme without core/v1
+// Event is an error at Setup, not events silently lost.
+func TestEventsNeedTheEventKind(t *testing.T) {
+	scheme := runtime.NewScheme()
+	require.NoError(t, appsv1.AddToScheme(scheme))
+	conv, err := convert.New(scheme, convert.Options{})
+	require.NoError(t, err)
+	mgr, err := crt.NewManager(model.NewCluster(model.Config{}), conv, crt.ManagerOptions{})
+	require.NoError(t, err)
+	err = mgr.Setup(func(m manager.Manager) error {
+		_ = m.GetEventRecorderFor("rs")
+		return ctrl.NewControllerManagedBy(m).For(&appsv1.ReplicaSet{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return reconcile.Result{}, nil
+		}))
+	}, crt.SetupOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "GetEventRecorderFor")
+}
+
+// metadataOnly owns pods through a metadata-only watch.
+type metadataOnly struct{ replicaset.Reconciler }
+
+func (r *metadataOnly) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&appsv1.ReplicaSet{}).
+		Owns(&corev1.Pod{}, builder.OnlyMetadata).
+		Named("rs").
+		Complete(r)
+}
+
+// TestMetadataOnlyWatches: an OnlyMetadata watch hands its handler
+// PartialObjectMetadata, and owner mapping still works: a deleted pod is
+// replaced.
+func TestMetadataOnlyWatches(t *testing.T) {
+	conv := clientgoConverter(t)
+	sc := projectScenario(t, conv, inDefault)
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{})
+		if err != nil {
+			return nil, err
+		}
+		err = mgr.Setup(func(m manager.Manager) error {
+			return (&metadataOnly{replicaset.Reconciler{Client: m.GetClient(), Scheme: m.GetScheme()}}).SetupWithManager(m)
+		}, crt.SetupOptions{Goals: map[string]crt.GoalFunc{"rs": replicaset.PodsMatchReplicas}})
+		if err != nil {
+			return nil, err
+		}
+		return c, mgr.Apply(replicaset.New("default", "web", 3))
+	}
+	res, err := properties.Search(sc, faults.Mix{faults.KindEdit, faults.KindRestart}, properties.SearchOptions{Checks: 30, Seed: 1})
+	require.NoError(t, err)
+	if cx := res.Counterexample; cx != nil {
+		t.Fatalf("must converge:\n%s", cx.Report())
 	}
 }
