@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -227,4 +228,50 @@ func TestFailingPods(t *testing.T) {
 	assert.Equal(t, 1, crashing)
 	// The backoff grows: restarts 10, 20, 40, 80 s apart.
 	assert.GreaterOrEqual(t, int(out.Cluster.Now()), 10+20+40+80)
+}
+
+// TestTheRunDrawsFailingPods: with DrawFailures, the run decides which
+// pods crash-loop; over a few runs both fates occur.
+func TestTheRunDrawsFailingPods(t *testing.T) {
+	conv := converter(t)
+	sc := worldScenario(conv, false)
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, setup := range []crt.SetupFunc{builtin.Kubelet(mgr, builtin.KubeletOptions{DrawFailures: true}), builtin.ReplicaSets(), builtin.Deployments(mgr)} {
+			if err := mgr.Setup(setup, crt.SetupOptions{}); err != nil {
+				return nil, err
+			}
+		}
+		return c, mgr.Apply(deployment("web", 3, false))
+	}
+	fates := map[bool]int{}
+	for seed := range 8 {
+		out, err := properties.Execute(sc, nil, prng{rand.New(rand.NewPCG(uint64(seed), 1))}, properties.RunOptions{DiscardTrace: true})
+		require.NoError(t, err)
+		for _, mo := range out.Cluster.State().List("Pod", model.ListOptions{}) {
+			var p corev1.Pod
+			require.NoError(t, conv.FromModel(mo, &p))
+			fates[crashLooping(p)]++
+		}
+	}
+	assert.Positive(t, fates[true], "some pods crash-loop")
+	assert.Positive(t, fates[false], "some pods run")
+}
+
+// prng chooses uniformly with a seeded generator.
+type prng struct{ r *rand.Rand }
+
+func (p prng) Choose(n int, _ string) int { return p.r.IntN(n) }
+
+func crashLooping(p corev1.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Waiting != nil && cs.State.Waiting.Reason == "CrashLoopBackOff" {
+			return true
+		}
+	}
+	return false
 }

@@ -23,6 +23,10 @@ type KubeletOptions struct {
 	// Fails says whether a pod's containers fail; nil means the pod has
 	// FailAnnotation set to "true".
 	Fails func(*corev1.Pod) bool
+	// DrawFailures lets the run draw, for every pod Fails spares, whether
+	// its containers fail. The kubelet keeps the draw in memory: after a
+	// restart of the kubelet a pod is drawn again.
+	DrawFailures bool
 	// MaxStartup and MaxRun bound the ticks a container takes to start and
 	// a completing pod takes to run; the run draws each in [1, max].
 	// Defaults 3 and 5.
@@ -53,7 +57,7 @@ func Kubelet(m *crt.Manager, opts KubeletOptions) crt.SetupFunc {
 		opts.Fails = func(p *corev1.Pod) bool { return p.Annotations[FailAnnotation] == "true" }
 	}
 	return func(mgr manager.Manager) error {
-		k := &kubelet{Client: mgr.GetClient(), m: m, opts: opts, due: map[types.UID]model.Time{}}
+		k := &kubelet{Client: mgr.GetClient(), m: m, opts: opts, due: map[types.UID]model.Time{}, drawn: map[types.UID]bool{}}
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.Pod{}).Named("kubelet").Complete(k)
 	}
 }
@@ -64,6 +68,24 @@ type kubelet struct {
 	opts KubeletOptions
 	// due is when the pod's next transition is due, as drawn.
 	due map[types.UID]model.Time
+	// drawn holds whether a pod fails, as drawn (DrawFailures).
+	drawn map[types.UID]bool
+}
+
+// fails reports whether the pod's containers fail.
+func (k *kubelet) fails(pod *corev1.Pod) bool {
+	if k.opts.Fails(pod) {
+		return true
+	}
+	if !k.opts.DrawFailures {
+		return false
+	}
+	f, ok := k.drawn[pod.UID]
+	if !ok {
+		f = k.m.Cluster().Choose(2, "kubelet: does "+pod.Name+" fail") == 1
+		k.drawn[pod.UID] = f
+	}
+	return f
 }
 
 func (k *kubelet) now() model.Time { return k.m.Cluster().Now() }
@@ -153,7 +175,7 @@ func (k *kubelet) create(pod *corev1.Pod, now metav1.Time) {
 // start starts the containers: running and ready, or failing.
 func (k *kubelet) start(pod *corev1.Pod, now metav1.Time) {
 	st := &pod.Status
-	if !k.opts.Fails(pod) {
+	if !k.fails(pod) {
 		st.Phase = corev1.PodRunning
 		setCondition(st, corev1.ContainersReady, corev1.ConditionTrue, now)
 		setCondition(st, corev1.PodReady, corev1.ConditionTrue, now)
