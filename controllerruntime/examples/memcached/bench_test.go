@@ -22,7 +22,7 @@ var measure = flag.Bool("converge.measure", false, "measure reconciles per secon
 // TestMeasureReconcilesPerSecond hosts the benchmark: every run needs its
 // own synctest bubble, and only a *testing.T can make one.
 //
-//	go test -run TestMeasureReconcilesPerSecond -v -converge.measure ./examples/memcached
+//	go test ./examples/memcached -run TestMeasureReconcilesPerSecond -v -converge.measure
 func TestMeasureReconcilesPerSecond(t *testing.T) {
 	if !*measure {
 		t.Skip("a measurement: run with -converge.measure")
