@@ -85,7 +85,8 @@ func clientgoConverter(t *testing.T) *convert.Converter {
 // every fault: the model reads the builder's watches and runs them.
 func TestSetupWithManagerRunsUnderEveryFault(t *testing.T) {
 	sc := projectScenario(t, clientgoConverter(t), inDefault)
-	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}, properties.SearchOptions{Checks: 50, Seed: 1})
+	every := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition}
+	res, err := properties.Search(sc, every, properties.SearchOptions{Checks: 50, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("must converge:\n%s", cx.Report())
