@@ -2,12 +2,14 @@ package memcached_test
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,4 +88,25 @@ func TestForgettingOwnsNeverSeesTheDeploymentReady(t *testing.T) {
 	assert.Equal(t, cx.Trace.Hash(), again.Counterexample.Trace.Hash())
 
 	requireConverges(t, memcached.Scenario("memcached", conv, memcached.Options{}), edits)
+}
+
+// TestDeletionRunsTheFinalizer: a Memcached deleted from outside is held
+// by the finalizer until the reconciler recorded its cleanup (a Deleting
+// event), then goes, and garbage collection takes its Deployment.
+func TestDeletionRunsTheFinalizer(t *testing.T) {
+	sc := memcached.Scenario("memcached", converter(t), memcached.Options{})
+	sched := faults.Schedule{{At: 5, Fault: faults.Edit{Target: faults.EditTarget{Resource: "Memcached"}}}}
+	synctest.Test(t, func(t *testing.T) {
+		out, _, err := properties.Replay(sc, sched, nil, properties.RunOptions{})
+		require.NoError(t, err)
+		require.Nil(t, out.Failure)
+		s := out.Cluster.State()
+		assert.Nil(t, s.Get("Memcached", "default", "cache"), "the finalizer was removed")
+		assert.Zero(t, s.Len("Deployment"), "garbage collection took the Deployment")
+		var reasons []string
+		for _, e := range s.List("Event", model.ListOptions{}) {
+			reasons = append(reasons, e.Spec.Str("reason"))
+		}
+		assert.Contains(t, reasons, "Deleting")
+	})
 }
