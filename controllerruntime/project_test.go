@@ -358,3 +358,43 @@ func TestMetadataOnlyWatches(t *testing.T) {
 		t.Fatalf("must converge:\n%s", cx.Report())
 	}
 }
+
+// TestControllerNewWithATypedSource: a controller built with controller.New
+// and a typed source.Kind runs as one built by the builder.
+func TestControllerNewWithATypedSource(t *testing.T) {
+	conv := clientgoConverter(t)
+	sc := stamperScenario(conv)
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{})
+		if err != nil {
+			return nil, err
+		}
+		err = mgr.Setup(func(m manager.Manager) error {
+			ctl, err := controller.New("stamper", m, controller.Options{Reconciler: &stamper{Client: m.GetClient(), Recorder: m.GetEventRecorderFor("stamper")}})
+			if err != nil {
+				return err
+			}
+			return ctl.Watch(source.Kind(m.GetCache(), &corev1.ConfigMap{}, &handler.TypedEnqueueRequestForObject[*corev1.ConfigMap]{},
+				predicate.TypedFuncs[*corev1.ConfigMap]{CreateFunc: func(e event.TypedCreateEvent[*corev1.ConfigMap]) bool { return e.Object.Name != "skip" }}))
+		}, crt.SetupOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return c, mgr.Apply(
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "skip"}},
+		)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		out, _, err := properties.Replay(sc, nil, nil, properties.RunOptions{})
+		require.NoError(t, err)
+		require.Nil(t, out.Failure)
+		s := out.Cluster.State()
+		var a, skip corev1.ConfigMap
+		require.NoError(t, conv.FromModel(s.Get("ConfigMap", "default", "a"), &a))
+		require.NoError(t, conv.FromModel(s.Get("ConfigMap", "default", "skip"), &skip))
+		assert.NotEmpty(t, a.Annotations["seen"], "the typed source enqueued a")
+		assert.Empty(t, skip.Annotations["seen"], "the typed predicate filtered skip's create")
+	})
+}

@@ -121,6 +121,9 @@ func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.No
 			}
 		}
 		o, ol := obj, old
+		if ol == nil {
+			ol = o
+		}
 		if s.gvkOnly {
 			o, ol = metadataOf(obj), metadataOf(old)
 		}
