@@ -7,6 +7,7 @@ import (
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -14,9 +15,10 @@ import (
 )
 
 // BenchmarkInvariant checks a typed invariant that lists 50 pods, as it
-// runs after every step of a run where those pods rarely change: "memo"
-// decodes each stored version once (Invariant's memo per stored version),
-// "decode" converts every pod on every check, as before the memo.
+// runs after every step of a run: after a step that wrote nothing
+// ("same-revision", the verdict is kept), after a write ("versions", each
+// stored version decoded once), and with no memo at all ("decode", every
+// pod converted on every check, as before the memos).
 //
 //	go test -run XXX -bench Invariant ./
 func BenchmarkInvariant(b *testing.B) {
@@ -49,20 +51,26 @@ func BenchmarkInvariant(b *testing.B) {
 		}
 		return nil
 	}
-	for _, memoized := range []bool{true, false} {
-		name := "decode"
-		if memoized {
-			name = "memo"
-		}
-		b.Run(name, func(b *testing.B) {
-			inv := Invariant(conv, "fifty pods", check)
-			if !memoized {
-				e := newEnv(conv, nil)
-				inv.Check = func(s model.State) error { return check(context.Background(), newStateReader(e, s)) }
-			}
+	for _, bench := range []struct {
+		name string
+		inv  properties.Invariant
+	}{
+		// The state has not changed since the last check: the verdict is kept.
+		{"same-revision", Invariant(conv, "fifty pods", check)},
+		// Every check sees a new revision: each pod version is decoded once.
+		{"versions", invariant(conv, "fifty pods", check, false)},
+		// No memo: every pod is decoded on every check.
+		{"decode", func() properties.Invariant {
+			e := newEnv(conv, nil)
+			return properties.Invariant{Name: "fifty pods", Check: func(s model.State) error {
+				return check(context.Background(), newStateReader(e, s))
+			}}
+		}()},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := inv.Check(state); err != nil {
+				if err := bench.inv.Check(state); err != nil {
 					b.Fatal(err)
 				}
 			}
