@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/converge-sim/converge/model"
 	"github.com/go-logr/logr"
@@ -262,7 +263,7 @@ func (pm *projectManager) run(setup SetupFunc) ([]*runningController, error) {
 
 // defaultNewQueue is the code of controller-runtime's default NewQueue,
 // to tell a user's own NewQueue apart.
-var defaultNewQueue = func() uintptr {
+var defaultNewQueue = sync.OnceValue(func() uintptr {
 	c, err := controller.NewUnmanaged("converge-probe", controller.Options{Reconciler: reconcile.Func(nil), SkipNameValidation: ptr.To(true)})
 	if err != nil {
 		return 0
@@ -272,7 +273,7 @@ var defaultNewQueue = func() uintptr {
 		return 0
 	}
 	return v.FieldByName("NewQueue").Pointer()
-}()
+})
 
 // capture reads what the model needs from one controller Add received.
 func (pm *projectManager) capture(c controller.Controller) (*runningController, error) {
@@ -281,7 +282,7 @@ func (pm *projectManager) capture(c controller.Controller) (*runningController, 
 		return nil, err
 	}
 	name := v.FieldByName("Name").String()
-	if q := v.FieldByName("NewQueue"); q.IsValid() && !q.IsNil() && q.Pointer() != defaultNewQueue {
+	if q := v.FieldByName("NewQueue"); q.IsValid() && !q.IsNil() && q.Pointer() != defaultNewQueue() {
 		return nil, fmt.Errorf("controller %s: WithOptions(controller.Options{NewQueue: …}) is not supported: the model owns the work queue", name)
 	}
 	rc := &runningController{name: name, ctrl: c, pm: pm}
