@@ -188,8 +188,7 @@ func (a *projectAdapter) Reconcile(req model.Request) (model.Result, error) {
 	if a.c.logFor != nil {
 		ctx = log.IntoContext(ctx, a.c.logFor(&r))
 	}
-	a.m.clock.sync(a.m.cluster)
-	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv}).Reconcile(req)
+	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv, before: func() { a.m.clock.sync(a.m.cluster) }}).Reconcile(req)
 }
 
 // projectManager is the manager.Manager a setup function gets, one per run
