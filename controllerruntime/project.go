@@ -100,11 +100,10 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		ResyncPeriod: m.conv.Ticks(m.opts.SyncPeriod),
 		Backoff:      m.opts.Backoff,
 	}
-	for _, s := range probe.sources {
-		if s.handlerIsFor() && spec.For == probe.sources[0].kind {
-			spec.For = s.kind
-			break
-		}
+	// The primary kind is For's: the first watch that enqueues the
+	// object's own key, else the first watch.
+	if i := slices.IndexFunc(probe.sources, (*kindSource).handlerIsFor); i >= 0 {
+		spec.For = probe.sources[i].kind
 	}
 	for _, s := range probe.sources {
 		switch {
@@ -137,11 +136,11 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		pm := m.newProjectManager(mc)
 		ctrls, err := pm.run(setup)
 		if err != nil {
-			panic(fmt.Sprintf("controllerruntime: the setup failed when controller %s restarted: %v", name, err))
+			panic(fmt.Sprintf("controllerruntime: the setup failed when controller %s (re)started: %v", name, err))
 		}
 		i := slices.IndexFunc(ctrls, func(c *runningController) bool { return c.name == name })
 		if i < 0 {
-			panic(fmt.Sprintf("controllerruntime: the setup did not build controller %s again when it restarted", name))
+			panic(fmt.Sprintf("controllerruntime: the setup did not build controller %s again when it (re)started", name))
 		}
 		current = ctrls[i]
 		return &projectAdapter{m: m, c: current}
