@@ -162,7 +162,13 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		For:          b.forIn.kind,
 		ResyncPeriod: b.m.conv.Ticks(b.m.opts.SyncPeriod),
 		Backoff:      b.m.opts.Backoff,
-		Notify:       (&notifier{env: b.m.env, sources: append([]*source{b.forIn}, b.watches...), global: b.global}).notify,
+	}
+	n := &notifier{env: b.m.env, sources: append([]*source{b.forIn}, b.watches...), global: b.global}
+	m := b.m
+	syncClock := func() { m.clock.sync(m.cluster) }
+	spec.Notify = func(note model.Notification) []model.Request {
+		syncClock()
+		return n.notify(note)
 	}
 	for _, w := range b.watches {
 		if w.owned {
@@ -178,11 +184,14 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
 		cl := &modelClient{env: b.m.env, cache: mc, live: liveReader{live}, w: mc, name: name}
-		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv}
+		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv, before: syncClock}
 	}
 	if g := b.goal; g != nil {
 		e := b.m.env
-		spec.Goal = func(s model.State) []model.Unmet { return g(context.Background(), newStateReader(e, s)) }
+		spec.Goal = func(s model.State) []model.Unmet {
+			syncClock()
+			return g(context.Background(), newStateReader(e, s))
+		}
 	}
 	return b.m.cluster.AddController(spec)
 }

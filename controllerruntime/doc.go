@@ -15,7 +15,22 @@
 // objects. Package convert says how typed objects are represented in the
 // model, and what is lossy.
 //
-// The smallest use, inside a properties.Scenario's Build:
+// A kubebuilder or operator-sdk project runs as it is: Manager.Setup
+// hands its own setup (the SetupWithManager calls of its main.go) a
+// manager.Manager of the model, the real ctrl.NewControllerManagedBy
+// builds the controllers, and the model runs their handlers, predicates
+// and Reconcile, choosing every interleaving. Check (or properties.Search
+// with InBubble) runs each case in a testing/synctest bubble, where the
+// reconciler's clock is the model's. Package builtin has the Job,
+// Deployment, ReplicaSet and pod lifecycle controllers operators lean on.
+//
+//	err := mgr.Setup(func(m ctrl.Manager) error {
+//		return (&controller.MyReconciler{Client: m.GetClient(), Scheme: m.GetScheme()}).SetupWithManager(m)
+//	}, crt.SetupOptions{Goals: map[string]crt.GoalFunc{"mykind": myGoal}})
+//
+// A reconciler without SetupWithManager can be declared with this
+// package's look-alike builder instead. The smallest use, inside a
+// properties.Scenario's Build:
 //
 //	c := model.NewCluster(cfg)
 //	mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{SyncPeriod: 20 * time.Second})

@@ -23,6 +23,9 @@ type env struct {
 	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
 	// memo is nil where the env outlives one cluster (invariants).
 	memo memo
+	// versions, when set, memoizes by stored version instead: for
+	// readers of the API server's own stored objects (goals, invariants).
+	versions *versionMemo
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
@@ -53,6 +56,14 @@ type ManagerOptions struct {
 	// ClusterScoped lists the kinds without a namespace besides the
 	// built-in ones (Namespace, Node, ClusterRole, …).
 	ClusterScoped []client.Object
+	// StopClockWhenFaultsEnd stops the clock user code reads (time.Now,
+	// metav1.Now) where the fault phase ends, while the model's timers go
+	// on: a time-driven controller (a CronJob's schedule) then has no new
+	// deadline to meet after the faults and can reach a fixed point, where
+	// its goal is judged. Without it such a controller writes on every
+	// tick of its schedule and never settles. It applies to reconcilers
+	// run inside a testing/synctest bubble (see Check); see clock.go.
+	StopClockWhenFaultsEnd bool
 }
 
 // Manager stands in for controller-runtime's manager.Manager in one model
@@ -63,6 +74,7 @@ type Manager struct {
 	*env
 	cluster *model.Cluster
 	opts    ManagerOptions
+	clock   *virtualClock
 }
 
 // NewManager returns a manager for controllers of cluster c whose objects
@@ -85,7 +97,7 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	e := newEnv(conv, scoped)
 	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
 	e.memo = memo{}
-	return &Manager{env: e, cluster: c, opts: opts}, nil
+	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd)}, nil
 }
 
 // Cluster returns the model cluster.

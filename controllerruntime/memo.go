@@ -2,6 +2,7 @@ package controllerruntime
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/converge-sim/converge/model"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,8 +26,26 @@ type memoKey struct {
 // different contents.
 type memo map[memoKey]client.Object
 
+// versionMemo keeps the typed form of stored versions by their identity:
+// the API server never modifies a stored version (a write stores a new
+// one), so one pointer names one content in every cluster, and a memo of
+// them may outlive a cluster, as an invariant's does. Holding the pointer
+// keeps it from being reused. It is safe for concurrent use: a scenario's
+// invariants are shared by fuzzrun's workers.
+type versionMemo struct {
+	mu sync.Mutex
+	m  map[*model.Object]client.Object
+}
+
+func newVersionMemo() *versionMemo {
+	return &versionMemo{m: map[*model.Object]client.Object{}}
+}
+
 // fromModel converts mo into into, through the memo when there is one.
 func (e *env) fromModel(mo *model.Object, into client.Object) error {
+	if e.versions != nil {
+		return e.versions.fromModel(e, mo, into)
+	}
 	if e.memo == nil || mo.UID == "" || mo.ResourceVersion == 0 {
 		return e.conv.FromModel(mo, into)
 	}
@@ -42,5 +61,26 @@ func (e *env) fromModel(mo *model.Object, into client.Object) error {
 		clear(e.memo)
 	}
 	e.memo[k] = into.DeepCopyObject().(client.Object)
+	return nil
+}
+
+// fromModel converts a stored version mo into into, through the memo.
+func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) error {
+	vm.mu.Lock()
+	cached, ok := vm.m[mo]
+	vm.mu.Unlock()
+	if ok && reflect.TypeOf(cached) == reflect.TypeOf(into) {
+		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(cached.DeepCopyObject()).Elem())
+		return nil
+	}
+	if err := e.conv.FromModel(mo, into); err != nil {
+		return err
+	}
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	if len(vm.m) >= memoLimit {
+		clear(vm.m)
+	}
+	vm.m[mo] = into.DeepCopyObject().(client.Object)
 	return nil
 }

@@ -2,7 +2,6 @@ package controllerruntime
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/converge-sim/converge/model"
@@ -21,19 +20,6 @@ type notifier struct {
 	*env
 	sources []*source
 	global  []predicate.Predicate
-}
-
-func (n *notifier) typed(mo *model.Object) client.Object {
-	obj, err := n.conv.New(mo.Kind)
-	if err == nil {
-		err = n.fromModel(mo, obj)
-	}
-	if err != nil {
-		// The object came from the API server; failing to decode it is
-		// what a real informer would report and drop. Here it is a finding.
-		panic(fmt.Sprintf("controllerruntime: cannot decode %s: %v", mo.Ref(), err))
-	}
-	return obj
 }
 
 // notify is the model.Controller's Notify function.

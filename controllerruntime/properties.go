@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -29,10 +30,56 @@ func newStateReader(e *env, s model.State) client.Reader {
 }
 
 // Invariant returns a properties.Invariant over typed objects: check reads
-// the API server's state after every step and returns what is wrong.
+// the API server's state after every step and returns what is wrong. check
+// must be a function of the stored objects alone: it runs again only after
+// a write (a step that writes nothing keeps its last verdict), and it
+// decodes each stored version once.
 func Invariant(conv *convert.Converter, name string, check func(ctx context.Context, r client.Reader) error) properties.Invariant {
+	return invariant(conv, name, check, true)
+}
+
+// invariant is Invariant with the verdict memo on or off (for the
+// benchmark).
+func invariant(conv *convert.Converter, name string, check func(ctx context.Context, r client.Reader) error, byRevision bool) properties.Invariant {
 	e := newEnv(conv, nil)
+	e.versions = newVersionMemo()
+	verdicts := &verdictMemo{m: map[model.Revision]error{}}
 	return properties.Invariant{Name: name, Check: func(s model.State) error {
-		return check(context.Background(), newStateReader(e, s))
+		if !byRevision {
+			return check(context.Background(), newStateReader(e, s))
+		}
+		rev := s.Revision()
+		if err, ok := verdicts.get(rev); ok {
+			return err
+		}
+		err := check(context.Background(), newStateReader(e, s))
+		verdicts.put(rev, err)
+		return err
 	}}
+}
+
+// verdictMemo keeps an invariant's verdict per state Revision. It is safe
+// for concurrent use (fuzzrun's workers share a scenario's invariants) and
+// bounded: past verdictLimit revisions it starts afresh.
+type verdictMemo struct {
+	mu sync.Mutex
+	m  map[model.Revision]error
+}
+
+const verdictLimit = 256
+
+func (v *verdictMemo) get(rev model.Revision) (error, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	err, ok := v.m[rev]
+	return err, ok
+}
+
+func (v *verdictMemo) put(rev model.Revision, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.m) >= verdictLimit {
+		clear(v.m)
+	}
+	v.m[rev] = err
 }

@@ -27,9 +27,14 @@ type adapter struct {
 	ctx  context.Context
 	r    reconcile.Reconciler
 	conv *convert.Converter
+	// before, if set, runs before each reconcile (the virtual clock).
+	before func()
 }
 
 func (a *adapter) Reconcile(req model.Request) (model.Result, error) {
+	if a.before != nil {
+		a.before()
+	}
 	res, err := a.r.Reconcile(a.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: req.Namespace, Name: req.Name}})
 	if err != nil {
 		if errors.Is(err, reconcile.TerminalError(nil)) {

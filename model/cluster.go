@@ -114,6 +114,7 @@ type Cluster struct {
 
 	started       bool
 	actorsStopped bool
+	quietAt       Time
 	step          int
 	cur           *Record
 	scratch       Record
@@ -507,7 +508,12 @@ func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
 func (c *Cluster) HoldResync(held bool) { c.resyncHeld = held }
 
 // StopActors stops every actor: the world outside holds still from now on.
-func (c *Cluster) StopActors() { c.actorsStopped = true }
+func (c *Cluster) StopActors() {
+	if !c.actorsStopped {
+		c.quietAt = c.clock.Now()
+	}
+	c.actorsStopped = true
+}
 
 // Heal ends every fault at once, as one step: armed faults are disarmed,
 // held events released, lags and partitions end, crashed controllers come

@@ -59,6 +59,9 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 		for _, line := range chain(c.State(), u.Object) {
 			add(line)
 		}
+		for _, line := range eventsAbout(c.State(), u.Object) {
+			add(line)
+		}
 		add(lastSeen(c, u.Controller, u.Object))
 		for _, d := range c.Dropped() {
 			if d.Controller == u.Controller && concerns(d.Event.Object, d.Event.Object.Ref(), u.Object) {

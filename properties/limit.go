@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing/synctest"
 	"time"
 
 	"github.com/converge-sim/converge/faults"
@@ -94,7 +95,7 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 	}()
 	runID := <-id
 	var expired <-chan time.Time
-	if limit := opts.timeout(sc); limit > 0 {
+	if limit := opts.timeout(sc); limit > 0 && !inBubble() {
 		timer := time.NewTimer(limit)
 		defer timer.Stop()
 		expired = timer.C
@@ -116,6 +117,23 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 		out.Failure.Step, out.Failure.At = g.step, g.at
 		return out, nil
 	}
+}
+
+// inBubble reports whether the caller runs inside a testing/synctest
+// bubble (synctest.Wait panics outside one). There the clock is virtual
+// and advances exactly when every goroutine of the bubble waits, so a
+// time limit would fire on a reconciler's first long wait (the
+// controllerruntime module's virtual clock sleeps to the model's time):
+// inside a bubble runs have no time limit, and a reconcile that blocks
+// for good ends as synctest's deadlock panic instead of a Hang.
+func inBubble() (in bool) {
+	defer func() {
+		if recover() != nil {
+			in = false
+		}
+	}()
+	synctest.Wait()
+	return true
 }
 
 // gate hands a run's choices over from its goroutine to the caller's. The

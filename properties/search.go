@@ -34,6 +34,10 @@ type SearchOptions struct {
 	// RunTimeout limits each run (see RunOptions.Timeout): a run past it
 	// is a Hang counterexample with its seed.
 	RunTimeout time.Duration
+	// Wrap, if set, wraps the property every run executes: an integration
+	// runs each run inside a testing/synctest bubble this way, so that the
+	// time user code reads is virtual.
+	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 }
 
 // Counterexample is a failure found by Search, shrunk by rapid to a minimal
@@ -206,6 +210,9 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 			minimal, choices = out, ch
 		}
 	}})
+	if opts.Wrap != nil {
+		prop = opts.Wrap(prop)
+	}
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + mix.String()}
 	rapid.Check(tb, prop)
 

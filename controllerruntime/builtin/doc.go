@@ -1,0 +1,23 @@
+// Package builtin holds the built-in controllers typed operators lean on,
+// written as ordinary controller-runtime reconcilers and declared like any
+// other controller (crt.Manager.Setup), so that every fault reaches them:
+//
+//   - Kubelet: the pod lifecycle as operators read it (status.phase,
+//     conditions, containerStatuses): Pending with ContainerCreating,
+//     Running and ready, CrashLoopBackOff with a growing backoff for a
+//     container that keeps failing, and for pods that run to completion
+//     (restartPolicy Never or OnFailure) Succeeded or Failed after a
+//     duration the run draws.
+//   - Job: batch/v1 Jobs run their pods and complete or fail, with the
+//     status operators read (active, succeeded, failed, ready, startTime,
+//     completionTime, Complete and Failed conditions).
+//   - Deployment and ReplicaSet: a Deployment keeps one ReplicaSet per pod
+//     template and scales the old ones to zero; a ReplicaSet keeps its
+//     pods; both report readyReplicas and availableReplicas.
+//
+// They are simplifications of the real controllers, each documented on its
+// type; see docs/design.md on what the model must keep of a real cluster.
+//
+//	err := mgr.Setup(builtin.Kubelet(mgr, builtin.KubeletOptions{}), crt.SetupOptions{})
+//	err = mgr.Setup(builtin.Jobs(), crt.SetupOptions{})
+package builtin

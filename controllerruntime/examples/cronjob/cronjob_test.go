@@ -1,0 +1,111 @@
+package cronjob_test
+
+import (
+	"testing"
+	"testing/synctest"
+
+	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const checks = 50
+
+// everyFault is every fault kind but the persistent rival (a fight by
+// construction).
+var everyFault = faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition}
+
+func converter(t *testing.T) *convert.Converter {
+	t.Helper()
+	conv, err := cronjob.Converter()
+	require.NoError(t, err)
+	return conv
+}
+
+func search(t *testing.T, sc properties.Scenario, mix faults.Mix) *properties.SearchResult {
+	t.Helper()
+	res, err := properties.Search(sc, mix, properties.SearchOptions{
+		Checks: checks, Seed: crt.TestSeed(1), Wrap: crt.InBubble(t),
+		ReplayCommand: crt.GoTestReplay(t),
+	})
+	require.NoError(t, err)
+	return res
+}
+
+func requireConverges(t *testing.T, sc properties.Scenario, mix faults.Mix) {
+	t.Helper()
+	res := search(t, sc, mix)
+	if cx := res.Counterexample; cx != nil {
+		t.Fatalf("%s must converge under %s, but:\n%s\ntrace:\n%v", sc.Name, mix, cx.Report(), cx.Trace)
+	}
+	assert.Equal(t, checks, res.Runs)
+}
+
+// TestPeriodicJobConvergesUnderEveryFault runs the project's
+// SetupWithManager unmodified, with the clock it reads stopping where the
+// faults end.
+func TestPeriodicJobConvergesUnderEveryFault(t *testing.T) {
+	requireConverges(t, cronjob.Scenario("periodicjob", converter(t), cronjob.Options{}), everyFault)
+}
+
+// TestARunningClockNeverSettles: without the stopped clock a correct
+// PeriodicJob creates a Job every period after the faults, forever, and
+// is reported as such rather than judged.
+func TestARunningClockNeverSettles(t *testing.T) {
+	sc := cronjob.Scenario("periodicjob", converter(t), cronjob.Options{KeepClock: true})
+	synctest.Test(t, func(t *testing.T) {
+		out, _, err := properties.Replay(sc, nil, nil, properties.RunOptions{DiscardTrace: true})
+		require.NoError(t, err)
+		require.NotNil(t, out.Failure)
+		assert.Contains(t, []properties.Verdict{properties.HotLoop, properties.NoFixedPoint}, out.Failure.Verdict, out.Failure.Report(nil))
+	})
+	synctest.Test(t, func(t *testing.T) {
+		sc := cronjob.Scenario("periodicjob", converter(t), cronjob.Options{})
+		out, _, err := properties.Replay(sc, nil, nil, properties.RunOptions{DiscardTrace: true})
+		require.NoError(t, err)
+		assert.Nil(t, out.Failure, "with the clock stopped where the faults end, the same run settles")
+	})
+}
+
+// TestNamingJobsByCreationTimeRunsTwice: the bug is found and shrunk to
+// one late Job event (a watch lagging by a few seconds, which every
+// cluster has); the fixed twin passes the same search.
+func TestNamingJobsByCreationTimeRunsTwice(t *testing.T) {
+	conv := converter(t)
+	late := faults.Mix{faults.KindDelay}
+	cx := search(t, cronjob.Scenario("periodicjob-bug", conv, cronjob.Options{NameByCreationTime: true}), late).Counterexample
+	require.NotNil(t, cx, "the search must find two Jobs for one run")
+	assert.Equal(t, properties.InvariantBroken, cx.Failure.Verdict, cx.Report())
+	assert.Equal(t, "invariant one Job per run", cx.Failure.Property)
+	assert.Len(t, cx.Schedule, 1, cx.Report())
+	t.Logf("shrunk counterexample:\n%s", cx.Report())
+
+	requireConverges(t, cronjob.Scenario("periodicjob", conv, cronjob.Options{}), late)
+}
+
+// TestSameChoicesSameTrace: in a bubble, the same schedule and choices
+// give the same trace, timestamps, conditions and events included.
+func TestSameChoicesSameTrace(t *testing.T) {
+	sc := cronjob.Scenario("periodicjob", converter(t), cronjob.Options{})
+	sched := faults.Schedule{
+		{At: 3, Fault: faults.Restart{Controller: "periodicjob", Down: 4}},
+		{At: 11, Fault: faults.Delay{Controller: "periodicjob", Resource: "Job", For: 2}},
+	}
+	choices := []int{3, 1, 4, 1, 5, 0, 2, 6, 5, 3, 5, 0, 0, 2, 1, 3, 0, 4, 1, 2, 0, 0, 1}
+	var hashes []string
+	for range 2 {
+		synctest.Test(t, func(t *testing.T) {
+			out, _, err := properties.Replay(sc, sched, choices, properties.RunOptions{})
+			require.NoError(t, err)
+			require.Nil(t, out.Failure)
+			hashes = append(hashes, out.Cluster.Trace().Hash())
+			assert.NotEmpty(t, out.Cluster.State().List("Event", model.ListOptions{}), "the reconciler's events are objects")
+		})
+	}
+	assert.Equal(t, hashes[0], hashes[1])
+}

@@ -1,0 +1,22 @@
+// Package v1alpha1 contains the API of the Memcached operator, group
+// cache.example.converge.dev, version v1alpha1, in the layout
+// operator-sdk scaffolds.
+// +kubebuilder:object:generate=true
+// +groupName=cache.example.converge.dev
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of this API.
+	GroupVersion = schema.GroupVersion{Group: "cache.example.converge.dev", Version: "v1alpha1"}
+
+	// SchemeBuilder registers this API's types with a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds this API's types to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)

@@ -1,0 +1,206 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/converge-sim/converge/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	crsource "sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// This file reads what the real builder declared. ctrl.NewControllerManagedBy
+// builds a controller-runtime controller (its internal Controller type) and
+// hands it to Manager.Add before it calls Watch for each For, Owns and
+// Watches; the controller keeps those sources until it starts. The model
+// never starts it (starting would spawn controller-runtime's goroutines and
+// its own work queue): it reads the kept sources, each a source.Kind with
+// exported fields Type, Handler and Predicates, and runs their handlers and
+// predicates itself when the model's informers notify. See
+// docs/design.md, "Running users' projects as they are".
+
+// internalPackage is where controller-runtime keeps the concrete types of
+// its controller and Kind source.
+const internalPackage = "sigs.k8s.io/controller-runtime/pkg/internal/"
+
+// kindSource is one watch of a real controller: the model kind it watches,
+// its event handler and predicates, as reflect values (their type
+// parameter is the watched object type).
+type kindSource struct {
+	kind        string
+	gvkOnly     bool // a metadata-only watch (builder.OnlyMetadata)
+	handler     reflect.Value
+	predicates  reflect.Value
+	owner       bool
+	description string
+}
+
+// controllerValue returns the struct inside a controller-runtime
+// controller, or an error naming what the model cannot run.
+func controllerValue(c controller.Controller) (reflect.Value, error) {
+	v := reflect.ValueOf(c)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !strings.HasPrefix(v.Elem().Type().PkgPath(), internalPackage+"controller") {
+		return reflect.Value{}, fmt.Errorf("Add(%T): only controllers built by ctrl.NewControllerManagedBy or controller.New can run in the model", c)
+	}
+	return v.Elem(), nil
+}
+
+// startWatches reads the sources a controller keeps until it starts: an
+// unexported field, read without starting the controller.
+func startWatches(v reflect.Value) ([]crsource.TypedSource[reconcile.Request], error) {
+	f := v.FieldByName("startWatches")
+	want := reflect.TypeFor[[]crsource.TypedSource[reconcile.Request]]()
+	if !f.IsValid() || f.Type() != want || !f.CanAddr() {
+		return nil, fmt.Errorf("this controller-runtime version keeps its watches differently (no startWatches %v in %v)", want, v.Type())
+	}
+	return *(*[]crsource.TypedSource[reconcile.Request])(unsafe.Pointer(f.UnsafeAddr())), nil
+}
+
+// kindOf reads one source.Kind: the object type it watches, its handler
+// and predicates. Other sources (channels, funcs, a user's own Source)
+// are not run by the model.
+func (e *env) kindOf(src crsource.TypedSource[reconcile.Request]) (*kindSource, error) {
+	v := reflect.ValueOf(src)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !strings.HasPrefix(v.Elem().Type().PkgPath(), internalPackage+"source") || !strings.HasPrefix(v.Elem().Type().Name(), "Kind[") {
+		return nil, fmt.Errorf("WatchesRawSource(%T): only source.Kind sources run in the model; channel and func sources are not supported", src)
+	}
+	s := v.Elem()
+	typ, handler, preds := s.FieldByName("Type"), s.FieldByName("Handler"), s.FieldByName("Predicates")
+	if !typ.IsValid() || !handler.IsValid() || !preds.IsValid() {
+		return nil, fmt.Errorf("this controller-runtime version's source.Kind has no Type, Handler and Predicates fields")
+	}
+	if handler.IsNil() {
+		return nil, fmt.Errorf("source %v has no event handler", src)
+	}
+	obj, ok := typ.Interface().(client.Object)
+	if !ok || typ.IsNil() {
+		return nil, fmt.Errorf("source %v has no object type", src)
+	}
+	ks := &kindSource{handler: handler.Elem(), predicates: preds, description: fmt.Sprint(src)}
+	if pom, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		gvk := pom.GroupVersionKind()
+		full, err := e.conv.Scheme().New(gvk)
+		if err != nil {
+			return nil, fmt.Errorf("metadata-only watch of %v: %w", gvk, err)
+		}
+		obj = full.(client.Object)
+		ks.gvkOnly = true
+	}
+	kind, err := e.conv.Kind(obj)
+	if err != nil {
+		return nil, fmt.Errorf("watch of %T: %w", obj, err)
+	}
+	ks.kind = kind
+	ks.owner = strings.Contains(handler.Elem().Type().String(), "enqueueRequestForOwner")
+	return ks, nil
+}
+
+// dispatch runs one model notification through a controller's sources of
+// its kind, in the order the builder declared them, as controller-runtime's
+// event handler does: every predicate must pass, then the handler enqueues
+// into q.
+func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.Notification, q *collector) {
+	var obj, old client.Object
+	for _, s := range sources {
+		if s.kind != note.Kind {
+			continue
+		}
+		if obj == nil {
+			obj = e.typed(note.Object)
+			switch {
+			case note.Old == note.Object:
+				old = obj
+			case note.Old != nil:
+				old = e.typed(note.Old)
+			}
+		}
+		o, ol := obj, old
+		if ol == nil {
+			ol = o
+		}
+		if s.gvkOnly {
+			o, ol = metadataOf(obj), metadataOf(old)
+		}
+		var method string
+		ev := reflect.New(s.handler.MethodByName(eventMethod(note.Type)).Type().In(1)).Elem()
+		switch note.Type {
+		case model.Added:
+			method = "Create"
+			ev.FieldByName("Object").Set(reflect.ValueOf(o))
+		case model.Modified:
+			method = "Update"
+			ev.FieldByName("ObjectOld").Set(reflect.ValueOf(ol))
+			ev.FieldByName("ObjectNew").Set(reflect.ValueOf(o))
+		case model.Deleted:
+			method = "Delete"
+			ev.FieldByName("Object").Set(reflect.ValueOf(o))
+			ev.FieldByName("DeleteStateUnknown").SetBool(note.FinalStateUnknown)
+		default:
+			continue
+		}
+		pass := true
+		for i := 0; i < s.predicates.Len() && pass; i++ {
+			p := s.predicates.Index(i)
+			if p.IsNil() {
+				continue
+			}
+			pass = p.MethodByName(method).Call([]reflect.Value{ev})[0].Bool()
+		}
+		if pass {
+			s.handler.MethodByName(method).Call([]reflect.Value{reflect.ValueOf(ctx), ev, reflect.ValueOf(q)})
+		}
+	}
+}
+
+func eventMethod(t model.EventType) string {
+	switch t {
+	case model.Modified:
+		return "Update"
+	case model.Deleted:
+		return "Delete"
+	}
+	return "Create"
+}
+
+// typed decodes a stored object the informer handed over; failing to
+// decode it is a finding (a real informer would log and drop it).
+func (e *env) typed(mo *model.Object) client.Object {
+	obj, err := e.conv.New(mo.Kind)
+	if err == nil {
+		err = e.fromModel(mo, obj)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("controllerruntime: cannot decode %s: %v", mo.Ref(), err))
+	}
+	return obj
+}
+
+// metadataOf is obj as a metadata-only watch sees it.
+func metadataOf(obj client.Object) client.Object {
+	if obj == nil {
+		return nil
+	}
+	pom := &metav1.PartialObjectMetadata{}
+	pom.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	if m, err := metaAccessor(obj); err == nil {
+		pom.ObjectMeta = *m.DeepCopy()
+	}
+	return pom
+}
+
+// metaAccessor returns the ObjectMeta of a typed object.
+func metaAccessor(obj client.Object) (*metav1.ObjectMeta, error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+		if f := v.Elem().FieldByName("ObjectMeta"); f.IsValid() && f.Type() == reflect.TypeFor[metav1.ObjectMeta]() {
+			return f.Addr().Interface().(*metav1.ObjectMeta), nil
+		}
+	}
+	return nil, fmt.Errorf("%T has no ObjectMeta", obj)
+}
