@@ -114,13 +114,18 @@ func clickRecordMark(t *testing.T, ctx context.Context, laneKind string) {
 	sel := fmt.Sprintf(`.mark[data-i="%d"]`, i)
 	step := eval[string](t, ctx, fmt.Sprintf(`document.querySelector('%s').dataset.step`, sel))
 	// A real mouse click where the mark is drawn, at its left edge: at a
-	// pixel or two per step the next mark overlaps the rest of it.
-	at := eval[[]float64](t, ctx, fmt.Sprintf(`(function () {
-		var m = document.querySelector('%s');
-		m.scrollIntoView({block: 'center', inline: 'nearest'});
-		var r = m.getBoundingClientRect();
-		return [r.left + 0.5, r.top + r.height / 2];
-	})()`, sel))
+	// pixel or two per step the next mark overlaps the rest of it. The
+	// scroll makes the page redraw its lanes at the next animation frame;
+	// the click waits for that frame, or the redraw could replace the mark
+	// between mouse down and up and the click would land on no mark.
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`new Promise(function (done) {
+		document.querySelector('%[1]s').scrollIntoView({block: 'center', inline: 'nearest'});
+		requestAnimationFrame(function () { requestAnimationFrame(function () {
+			var r = document.querySelector('%[1]s').getBoundingClientRect();
+			done([r.left + 0.5, r.top + r.height / 2]);
+		}); });
+	})`, sel), chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(ctx, chromedp.MouseClickXY(at[0], at[1])))
 	assert.Equal(t, step, eval[string](t, ctx, `document.getElementById('record').dataset.step`), "the record panel shows the clicked mark's step")
 	panel := text(t, ctx, "#record")
