@@ -17,12 +17,12 @@ import (
 
 // Jobs returns the setup of the "job" controller, a subset of the real
 // Job controller: it keeps min(parallelism, completions − succeeded) pods
-// of the template running, named <job>-<n> (n counts the pods it made,
-// so a stale cache cannot make two of one name), counts succeeded and
-// failed pods, and ends the Job with condition Complete (and
-// SuccessCriteriaMet) once completions pods succeeded, or Failed
-// (BackoffLimitExceeded, after deleting its active pods) once more than
-// backoffLimit pods failed. Not modelled: indexed completion, pod failure
+// of the template running, named <job>-<i> for the smallest i no pod of
+// the Job has (a create that meets a pod its cache has not seen yet is
+// requeued), counts succeeded and failed pods without ever counting
+// down, and ends the Job with condition Complete (and SuccessCriteriaMet)
+// once completions pods succeeded, or Failed (BackoffLimitExceeded, after
+// deleting its active pods) once more than backoffLimit pods failed. Not modelled: indexed completion, pod failure
 // policies, activeDeadlineSeconds, suspend, ttlSecondsAfterFinished.
 func Jobs(m *crt.Manager) crt.SetupFunc {
 	return func(mgr manager.Manager) error {
