@@ -322,7 +322,9 @@
     }
     $('violation').innerHTML = h;
   } else {
-    $('violation').innerHTML = '<h2>No property violated</h2>';
+    $('violation').innerHTML = '<h2>No property violated</h2><p>Every property held on this run' +
+      (D.quietFrom > 0 ? '; quiescence began at <a data-goto="' + D.quietFrom + '">step ' + D.quietFrom + '</a>' : '') +
+      ', and its ' + recs.length + ' steps are drawn as for a failing run.</p>';
     $('violation').className += ' passed';
   }
   var sh = '<h2>Fault schedule' + (D.faults && D.faults.length ? ' (' + D.faults.length + ')' : ': none') + '</h2>';
