@@ -33,7 +33,8 @@
   var px = 4, selMark = -1, selObj = -1, cap = 24, showAll = {};
 
   function x(step) { return (step - firstStep) * px + 4; }
-  function width() { return (lastStep - firstStep + 1) * px + 12; }
+  // Room after the last step for the label of a tick near it.
+  function width() { return (lastStep - firstStep + 1) * px + 48; }
 
   // Lanes, labels, shading and the violation line.
   var laneEls = [];
