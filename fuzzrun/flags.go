@@ -95,7 +95,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
 	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
 	fs.StringVar(&opts.replay, "replay", "", "replay the finding in `FILE` exactly and print its trace")
-	fs.StringVar(&opts.html, "html", "", "with -replay or a seed replay: also write the run's timeline page (one self-contained HTML file) to `FILE`")
+	fs.StringVar(&opts.html, "html", "", "with -replay or a seed replay: also write the run's timeline page (one self-contained HTML file) to `FILE`; a run that passes gets one too, marked 'No property violated'")
 	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
 	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")

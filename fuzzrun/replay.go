@@ -81,11 +81,9 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 	}
 	if opts.html != "" {
 		run := out.Timeline(findingTitle(f), fmt.Sprintf("%s -replay %s", command(), opts.replay))
-		if err := writeTimeline(opts.html, run); err != nil {
-			fmt.Fprintf(stderr, "fuzzrun: -html: %v\n", err)
-			return ExitUsage
+		if code := writeReplayTimeline(report, stderr, opts.html, run); code != ExitOK {
+			return code
 		}
-		fmt.Fprintf(report, "timeline: %s\n", opts.html)
 	}
 	return judgeReplay(sc, mix, out.Failure)
 }
@@ -129,7 +127,13 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 	if cx == nil {
 		fmt.Fprintf(report, "scenario %s, faults %s, seed %d: converged\n", sc.Name, mix, opts.seed)
 		if opts.html != "" {
-			fmt.Fprintf(report, "no timeline written: -html draws a failing run\n")
+			// A passing run gets its page too, marked "No property
+			// violated", like a finding that no longer reproduces.
+			title := fmt.Sprintf("scenario %s, faults %s, seed %d", sc.Name, mix, opts.seed)
+			run := sr.Passed.Timeline(title, seedCommand(sc.Name, mix.String(), opts.strategy, opts.seed))
+			if code := writeReplayTimeline(report, stderr, opts.html, run); code != ExitOK {
+				return code
+			}
 		}
 		return ExitOK
 	}
@@ -139,14 +143,13 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 	}
 	if opts.html != "" {
 		run, err := cx.Timeline(sc)
-		if err == nil {
-			err = writeTimeline(opts.html, run)
-		}
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: -html: %v\n", err)
 			return ExitUsage
 		}
-		fmt.Fprintf(report, "timeline: %s\n", opts.html)
+		if code := writeReplayTimeline(report, stderr, opts.html, run); code != ExitOK {
+			return code
+		}
 	}
 	return judgeReplay(sc, mix, cx.Failure)
 }

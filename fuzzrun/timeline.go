@@ -3,6 +3,7 @@ package fuzzrun
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -38,11 +39,24 @@ func writeFindingTimeline(path string, f *Finding, sc properties.Scenario) error
 	return writeAtomic(path, b.Bytes())
 }
 
-// writeTimeline writes a replay's timeline page to path (-html).
-func writeTimeline(path string, run timeline.Run) error {
+// writeReplayTimeline writes a replay's timeline page to path (-html) and
+// names it on report; a run that passed gets a page too, which says "No
+// property violated" and draws the run. It returns ExitUsage, having said
+// why on stderr, when the page cannot be written.
+func writeReplayTimeline(report, stderr io.Writer, path string, run timeline.Run) int {
 	var b bytes.Buffer
-	if err := timeline.Write(&b, run); err != nil {
-		return err
+	err := timeline.Write(&b, run)
+	if err == nil {
+		err = os.WriteFile(path, b.Bytes(), 0o644)
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	if err != nil {
+		fmt.Fprintf(stderr, "fuzzrun: -html: %v\n", err)
+		return ExitUsage
+	}
+	if run.Violation == nil {
+		fmt.Fprintf(report, "timeline: %s (no property violated: the page draws the passing run)\n", path)
+	} else {
+		fmt.Fprintf(report, "timeline: %s\n", path)
+	}
+	return ExitOK
 }

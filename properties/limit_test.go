@@ -108,6 +108,9 @@ func TestALeakedGoroutineIsAFinding(t *testing.T) {
 	res, err = properties.Search(misbehaving("waiting", waitForOne), nil, properties.SearchOptions{Checks: 5, Seed: 1})
 	require.NoError(t, err)
 	assert.Nil(t, res.Counterexample, "goroutines a reconcile waits for are no leak")
+	require.NotNil(t, res.Passed, "a search that passed keeps its last run")
+	assert.Nil(t, res.Passed.Failure)
+	assert.NotEmpty(t, res.Passed.Cluster.Trace().Records, "with its trace, for a timeline page")
 }
 
 // TestCheckReportsAHangInsteadOfHangingGoTest runs properties.Check on a

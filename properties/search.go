@@ -111,6 +111,10 @@ type SearchResult struct {
 	// the runs that passed before the first failure, in the order they
 	// ran.
 	ConvergeTimes []model.Time
+	// Passed is the last run when every run passed (with Checks 1, the
+	// run of the seed), its trace kept for a timeline page; nil when a run
+	// failed.
+	Passed *Outcome
 }
 
 var (
@@ -195,10 +199,12 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 		runs      int
 		failedYet bool
 		minimal   *Outcome
+		last      *Outcome
 		choices   []int
 		times     []model.Time
 	)
 	prop := property(sc, mix, propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, observe: func(out *Outcome, ch []int) {
+		last = out
 		if !failedYet {
 			runs++
 			if out.Converged {
@@ -218,6 +224,7 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 
 	res := &SearchResult{Runs: runs, ConvergeTimes: times}
 	if !tb.failed {
+		res.Passed = last
 		return res, nil
 	}
 	msg := strings.Join(tb.errors, "\n")

@@ -33,7 +33,8 @@
   var px = 4, selMark = -1, selObj = -1, cap = 24, showAll = {};
 
   function x(step) { return (step - firstStep) * px + 4; }
-  function width() { return (lastStep - firstStep + 1) * px + 12; }
+  // Room after the last step for the label of a tick near it.
+  function width() { return (lastStep - firstStep + 1) * px + 48; }
 
   // Lanes, labels, shading and the violation line.
   var laneEls = [];
@@ -322,7 +323,9 @@
     }
     $('violation').innerHTML = h;
   } else {
-    $('violation').innerHTML = '<h2>No property violated</h2>';
+    $('violation').innerHTML = '<h2>No property violated</h2><p>Every property held on this run' +
+      (D.quietFrom > 0 ? '; quiescence began at <a data-goto="' + D.quietFrom + '">step ' + D.quietFrom + '</a>' : '') +
+      ', and its ' + recs.length + ' steps are drawn as for a failing run.</p>';
     $('violation').className += ' passed';
   }
   var sh = '<h2>Fault schedule' + (D.faults && D.faults.length ? ' (' + D.faults.length + ')' : ': none') + '</h2>';

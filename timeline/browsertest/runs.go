@@ -19,13 +19,15 @@ type Golden struct {
 	Scenario string
 	Faults   faults.Mix
 	Seed     uint64
+	// Actors are the outside actors of its shrunk run, each with a lane.
+	Actors []string
 }
 
 // Goldens are the golden counterexamples.
 var Goldens = []Golden{
-	{"replicaset-edge", faults.Mix{faults.KindDrop}, 3},
-	{"hpa-gitops-fight", faults.Mix{}, 1},
-	{"pdb-drain", faults.Mix{}, 1},
+	{"replicaset-edge", faults.Mix{faults.KindDrop}, 3, []string{"chaos", "user"}},
+	{"hpa-gitops-fight", faults.Mix{}, 1, nil},
+	{"pdb-drain", faults.Mix{}, 1, []string{"admin"}},
 }
 
 // Run finds the golden counterexample again and returns its page's run.
@@ -42,6 +44,23 @@ func (g Golden) Run() (timeline.Run, error) {
 		return timeline.Run{}, fmt.Errorf("scenario %s, seed %d no longer fails", g.Scenario, g.Seed)
 	}
 	return res.Counterexample.Timeline(sc)
+}
+
+// PassingRun is a run that passes: replicaset-level under drop, seed 1,
+// the run fuzzrun -html draws for that seed.
+func PassingRun() (timeline.Run, error) {
+	sc, ok := scenarios.ByName("replicaset-level")
+	if !ok {
+		return timeline.Run{}, fmt.Errorf("no scenario replicaset-level")
+	}
+	res, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.SearchOptions{Checks: 1, Seed: 1})
+	if err != nil {
+		return timeline.Run{}, err
+	}
+	if res.Passed == nil {
+		return timeline.Run{}, fmt.Errorf("scenario replicaset-level, seed 1 no longer passes")
+	}
+	return res.Passed.Timeline("scenario replicaset-level, faults drop, seed 1", ""), nil
 }
 
 // stride is a chooser that walks the choices with a fixed stride, for a
