@@ -18,6 +18,7 @@ var everyKindOfField = []faults.EditTarget{
 	{Resource: "Pod", Path: "metadata.labels.team", Values: []any{"web", nil}},
 	{Resource: "ConfigMap", Path: "spec.data.color", Values: []any{"blue", nil}},
 	{Resource: "Pod", Path: "status.conditions.Ready", Values: []any{"True", "False", "Unknown"}},
+	{Resource: "Pod", Path: "metadata.annotations.example.com/owner", Values: []any{"web", nil}},
 	{Resource: "ConfigMap", Recreate: true},
 }
 
@@ -29,7 +30,7 @@ func editWorld(t *testing.T) *model.Cluster {
 	require.NoError(t, c.AddController(model.Controller{Name: "idle", For: "Pod", NewReconciler: func(model.Client) model.Reconciler {
 		return model.ReconcilerFunc(func(model.Request) (model.Result, error) { return model.Result{}, nil })
 	}}))
-	require.NoError(t, c.Apply(&model.Object{Kind: "Pod", Namespace: "default", Name: "p", Labels: map[string]string{"team": "db"}, Spec: model.Fields{"paused": false}}))
+	require.NoError(t, c.Apply(&model.Object{Kind: "Pod", Namespace: "default", Name: "p", Labels: map[string]string{"team": "db", model.AnnotationLabelPrefix + "example.com/owner": "db"}, Spec: model.Fields{"paused": false}}))
 	require.NoError(t, c.Apply(&model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Spec: model.Fields{"data.color": "red"}}))
 	require.NoError(t, c.Start())
 	return c
@@ -49,6 +50,8 @@ func TestEditsSetAndRemoveEveryKindOfField(t *testing.T) {
 		{faults.Edit{Target: everyKindOfField[2], Choice: 1}, "Pod", "metadata.labels.team", nil, "edit: remove metadata.labels.team on Pod #0"},
 		{faults.Edit{Target: everyKindOfField[3], Choice: 1}, "ConfigMap", "spec.data.color", nil, "edit: remove spec.data.color on ConfigMap #0"},
 		{faults.Edit{Target: everyKindOfField[4], Choice: 1}, "Pod", "status.conditions.Ready", "False", `edit: set status.conditions.Ready="False" on Pod #0`},
+		{faults.Edit{Target: everyKindOfField[5], Choice: 0}, "Pod", "metadata.annotations.example.com/owner", "web", `edit: set metadata.annotations.example.com/owner="web" on Pod #0`},
+		{faults.Edit{Target: everyKindOfField[5], Choice: 1}, "Pod", "metadata.annotations.example.com/owner", nil, "edit: remove metadata.annotations.example.com/owner on Pod #0"},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
 			c := editWorld(t)
@@ -65,7 +68,7 @@ func TestEditsSetAndRemoveEveryKindOfField(t *testing.T) {
 func TestEditRecreatesWithTheSameNameAndANewUID(t *testing.T) {
 	c := editWorld(t)
 	before := c.State().Get("ConfigMap", "default", "cm")
-	edit := faults.Edit{Target: everyKindOfField[5]}
+	edit := faults.Edit{Target: everyKindOfField[6]}
 	require.NoError(t, edit.Apply(c))
 	after := c.State().Get("ConfigMap", "default", "cm")
 	require.NotNil(t, after)
@@ -78,6 +81,7 @@ func TestRivalsKeepStringsAndRemovals(t *testing.T) {
 	c := editWorld(t)
 	require.NoError(t, faults.Rival{Target: everyKindOfField[4], Choice: 2, Persistent: true}.Apply(c))
 	require.NoError(t, faults.Rival{Target: everyKindOfField[2], Choice: 1, Persistent: true}.Apply(c))
+	require.NoError(t, faults.Rival{Target: everyKindOfField[5], Choice: 0, Persistent: true}.Apply(c))
 	for range 10 {
 		for _, a := range c.Enabled(nil) {
 			if a.Kind == model.ActRival {
@@ -89,11 +93,13 @@ func TestRivalsKeepStringsAndRemovals(t *testing.T) {
 	o := c.State().Get("Pod", "default", "p")
 	assert.Equal(t, "Unknown", o.Field("status.conditions.Ready"))
 	assert.Nil(t, o.Field("metadata.labels.team"))
+	assert.Equal(t, "web", o.Field("metadata.annotations.example.com/owner"))
+	assert.NotContains(t, o.Labels, "example.com/owner", "an annotation, not a label")
 	assert.Equal(t, "persistent rival keeps metadata.labels.team removed on Pod #0", faults.Rival{Target: everyKindOfField[2], Choice: 1, Persistent: true}.String())
 }
 
 func TestEditsOfEveryKindOfFieldRoundTripThroughJSON(t *testing.T) {
-	topo := faults.Topology{Targets: []faults.Target{{Controller: "a", Kinds: []string{"Pod"}}}, Edits: everyKindOfField, Rivals: everyKindOfField[:5]}
+	topo := faults.Topology{Targets: []faults.Target{{Controller: "a", Kinds: []string{"Pod"}}}, Edits: everyKindOfField, Rivals: everyKindOfField[:6]}
 	gen := faults.Schedules(faults.Mix{faults.KindEdit, faults.KindRival}, topo, budget)
 	rapid.Check(t, func(t *rapid.T) {
 		s := gen.Draw(t, "s")
@@ -116,6 +122,9 @@ func TestEditTargetsRejectBadValues(t *testing.T) {
 	for _, bad := range []faults.EditTarget{
 		{Resource: "Pod", Path: "status.phase", Values: []any{1.5}},
 		{Resource: "Pod", Path: "metadata.labels.team", Values: []any{true}},
+		{Resource: "Pod", Path: "metadata.annotations.owner", Values: []any{true}},
+		{Resource: "Pod", Path: "metadata.annotations.", Values: []any{"x"}},
+		{Resource: "Pod", Path: "metadata.labels.annotation:owner", Values: []any{"x"}},
 		{Resource: "Pod", Values: []any{"x"}},
 		{Resource: "Pod", Path: "spec.x", Recreate: true},
 	} {

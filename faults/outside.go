@@ -18,9 +18,10 @@ import (
 //     [Min, Max];
 //   - set the field at Path to one of Values: strings (an enum such as
 //     "status.phase"), booleans, or nil, which removes the field. Paths
-//     name labels ("metadata.labels.team"), map entries ("spec.data.color"
-//     for a ConfigMap's data) and conditions ("status.conditions.Ready")
-//     as well as plain fields.
+//     name labels ("metadata.labels.team"), annotations
+//     ("metadata.annotations.example.com/owner"), map entries
+//     ("spec.data.color" for a ConfigMap's data) and conditions
+//     ("status.conditions.Ready") as well as plain fields.
 type EditTarget struct {
 	Resource string
 	Path     string

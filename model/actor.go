@@ -100,8 +100,8 @@ func (o *Outside) UpdateStatus(obj *Object) error {
 	return o.noted(VerbUpdateStatus, obj.Ref(), o.c.server.UpdateStatus(o.name, obj))
 }
 
-// Set sets the field at path ("spec.<path>", "status.<path>" or
-// "metadata.labels.<key>") of obj to v and writes it: through UpdateStatus
+// Set sets the field at path ("spec.<path>", "status.<path>",
+// "metadata.labels.<key>" or "metadata.annotations.<name>") of obj to v and writes it: through UpdateStatus
 // for a status path, Update otherwise.
 func (o *Outside) Set(obj *Object, path string, v any) error {
 	if err := obj.SetField(path, v); err != nil {

@@ -86,6 +86,18 @@ type Filtered struct {
 	Step       int
 }
 
+// Mapped is an object whose notification a controller's Watches map (or
+// its Notify) turned into the key of another object: a link the owner
+// references do not show, for diagnoses.
+type Mapped struct {
+	Controller string
+	Object     Ref
+	Key        string
+	// At and Step are when it last mapped there.
+	At   Time
+	Step int
+}
+
 // String renders "Modified Pod default/web-x@12".
 func (f Filtered) String() string {
 	return fmt.Sprintf("%s %s@%d", f.Type, f.Object, f.RV)
@@ -123,6 +135,7 @@ type Cluster struct {
 	pendingCrash  []*controller
 	dropped       []Dropped
 	filtered      []Filtered
+	mapped        map[Mapped]Mapped // by Controller, Object and Key alone
 	writes        int
 	rivals        []*rivalState
 	listeners     []func(Write)
@@ -181,6 +194,20 @@ func (c *Cluster) Dropped() []Dropped { return c.dropped }
 // Filtered returns the notifications controllers' filters turned into no
 // key, in order (empty when the trace is discarded).
 func (c *Cluster) Filtered() []Filtered { return c.filtered }
+
+// MappedTo returns the objects whose notifications the controller's
+// Watches maps or Notify turned into key, other than the object of that
+// key itself, in object order (empty when the trace is discarded).
+func (c *Cluster) MappedTo(controller, key string) []Mapped {
+	var out []Mapped
+	for k, m := range c.mapped {
+		if k.Controller == controller && k.Key == key {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b Mapped) int { return strings.Compare(a.Object.String(), b.Object.String()) })
+	return out
+}
 
 // SetChooser sets the source actors draw their choices from.
 func (c *Cluster) SetChooser(ch Chooser) { c.chooser = ch }

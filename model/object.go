@@ -270,7 +270,7 @@ func NewOwnerReference(owner *Object) OwnerReference {
 
 // FieldChange is one field that differs between two versions of an object.
 type FieldChange struct {
-	Path string // "spec.replicas", "status.phase", "metadata.labels.app"
+	Path string // "spec.replicas", "status.phase", "metadata.labels.app", "metadata.annotations.a.io/b"
 	Old  any    // nil when the field was absent
 	New  any    // nil when the field is now absent
 }
@@ -292,14 +292,10 @@ func Diff(old, new *Object) []FieldChange {
 	if new != nil {
 		newSpec, newStatus, newLabels = new.Spec, new.Status, new.Labels
 	}
-	labels := func(m map[string]string) Fields {
-		f := make(Fields, len(m))
-		for k, v := range m {
-			f[k] = v
-		}
-		return f
-	}
-	out = diffFields(out, "metadata.labels.", labels(oldLabels), labels(newLabels))
+	oldAnn, oldLab := splitLabels(oldLabels)
+	newAnn, newLab := splitLabels(newLabels)
+	out = diffFields(out, annotationsPath, oldAnn, newAnn)
+	out = diffFields(out, labelsPath, oldLab, newLab)
 	out = diffFields(out, "spec.", oldSpec, newSpec)
 	out = diffFields(out, "status.", oldStatus, newStatus)
 	return out
@@ -325,66 +321,124 @@ func diffFields(out []FieldChange, prefix string, a, b Fields) []FieldChange {
 	return out
 }
 
+// AnnotationLabelPrefix marks the labels that carry annotations: the model
+// keeps an object's annotations among its Labels, each under this prefix
+// and the annotation's name. A colon is not valid in a Kubernetes label
+// key, so no real label or selector collides with one. Field paths name
+// them "metadata.annotations.<name>"; "metadata.labels.annotation:<name>"
+// is refused.
+const AnnotationLabelPrefix = "annotation:"
+
+const (
+	labelsPath      = "metadata.labels."
+	annotationsPath = "metadata.annotations."
+)
+
+// MetadataPath returns the field path of the Labels key k:
+// "metadata.annotations.<name>" for an annotation, "metadata.labels.<k>"
+// for a label.
+func MetadataPath(k string) string {
+	if name, ok := strings.CutPrefix(k, AnnotationLabelPrefix); ok {
+		return annotationsPath + name
+	}
+	return labelsPath + k
+}
+
+// splitLabels splits Labels into annotations (by name) and plain labels.
+func splitLabels(m map[string]string) (annotations, labels Fields) {
+	annotations, labels = Fields{}, Fields{}
+	for k, v := range m {
+		if name, ok := strings.CutPrefix(k, AnnotationLabelPrefix); ok {
+			annotations[name] = v
+		} else {
+			labels[k] = v
+		}
+	}
+	return annotations, labels
+}
+
+// labelKey returns the key in Labels of a metadata path, "metadata.labels.<key>"
+// or "metadata.annotations.<name>"; ok is false for any other path.
+func labelKey(path string) (key string, ok bool, err error) {
+	if name, ok := strings.CutPrefix(path, annotationsPath); ok {
+		if name == "" {
+			return "", true, fmt.Errorf("field path %q names no annotation", path)
+		}
+		return AnnotationLabelPrefix + name, true, nil
+	}
+	if k, ok := strings.CutPrefix(path, labelsPath); ok {
+		if name, ok := strings.CutPrefix(k, AnnotationLabelPrefix); ok {
+			return "", true, fmt.Errorf("field path %q: an annotation's path is %s%s", path, annotationsPath, name)
+		}
+		return k, true, nil
+	}
+	return "", false, nil
+}
+
 // Field returns the value at a full field path: "spec.<path>",
-// "status.<path>" or "metadata.labels.<key>"; nil when absent.
+// "status.<path>", "metadata.labels.<key>" or
+// "metadata.annotations.<name>"; nil when absent or not a valid path.
 func (o *Object) Field(path string) any {
 	switch {
 	case strings.HasPrefix(path, "spec."):
 		return o.Spec[path[len("spec."):]]
 	case strings.HasPrefix(path, "status."):
 		return o.Status[path[len("status."):]]
-	case strings.HasPrefix(path, "metadata.labels."):
-		if v, ok := o.Labels[path[len("metadata.labels."):]]; ok {
+	}
+	if k, ok, err := labelKey(path); ok && err == nil {
+		if v, ok := o.Labels[k]; ok {
 			return v
 		}
 	}
 	return nil
 }
 
-// SetField sets the value at a full field path (see Field). Label values
-// must be strings. A nil value removes the field (a label, a map entry
-// "spec.data.<key>", a condition "status.conditions.<type>").
+// SetField sets the value at a full field path (see Field). Label and
+// annotation values must be strings. A nil value removes the field (a
+// label, an annotation, a map entry "spec.data.<key>", a condition
+// "status.conditions.<type>").
 func (o *Object) SetField(path string, v any) error {
-	if v == nil {
-		return o.unsetField(path)
-	}
 	switch {
 	case strings.HasPrefix(path, "spec."):
+		if v == nil {
+			delete(o.Spec, path[len("spec."):])
+			return nil
+		}
 		if o.Spec == nil {
 			o.Spec = Fields{}
 		}
 		o.Spec[path[len("spec."):]] = v
+		return nil
 	case strings.HasPrefix(path, "status."):
+		if v == nil {
+			delete(o.Status, path[len("status."):])
+			return nil
+		}
 		if o.Status == nil {
 			o.Status = Fields{}
 		}
 		o.Status[path[len("status."):]] = v
-	case strings.HasPrefix(path, "metadata.labels."):
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("label %s: value %v is not a string", path, v)
-		}
-		if o.Labels == nil {
-			o.Labels = map[string]string{}
-		}
-		o.Labels[path[len("metadata.labels."):]] = s
-	default:
-		return fmt.Errorf("field path %q does not start with spec., status. or metadata.labels.", path)
+		return nil
 	}
-	return nil
-}
-
-func (o *Object) unsetField(path string) error {
-	switch {
-	case strings.HasPrefix(path, "spec."):
-		delete(o.Spec, path[len("spec."):])
-	case strings.HasPrefix(path, "status."):
-		delete(o.Status, path[len("status."):])
-	case strings.HasPrefix(path, "metadata.labels."):
-		delete(o.Labels, path[len("metadata.labels."):])
-	default:
-		return fmt.Errorf("field path %q does not start with spec., status. or metadata.labels.", path)
+	k, ok, err := labelKey(path)
+	if err != nil {
+		return err
 	}
+	if !ok {
+		return fmt.Errorf("field path %q does not start with spec., status., metadata.labels. or metadata.annotations.", path)
+	}
+	if v == nil {
+		delete(o.Labels, k)
+		return nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("%s: value %v is not a string", path, v)
+	}
+	if o.Labels == nil {
+		o.Labels = map[string]string{}
+	}
+	o.Labels[k] = s
 	return nil
 }
 

@@ -178,6 +178,7 @@ func (ctl *controller) keysFor(inf *Informer, o *Object, add func(string)) {
 		if w.Kind == inf.kind {
 			for _, r := range w.Map(ctl.client, o.DeepCopy()) {
 				add(r.Key())
+				ctl.mappedTo(o, r.Key())
 			}
 		}
 	}
@@ -197,6 +198,20 @@ func (ctl *controller) enqueue(typ EventType, inf *Informer, objs ...*Object) {
 	if keys == 0 && len(objs) > 0 {
 		ctl.filtered(typ, objs[len(objs)-1])
 	}
+}
+
+// mappedTo records that a notification of o enqueued key, for diagnoses,
+// when key is another object's.
+func (ctl *controller) mappedTo(o *Object, key string) {
+	c := ctl.c
+	if c.cfg.DiscardTrace || key == o.Key() {
+		return
+	}
+	if c.mapped == nil {
+		c.mapped = map[Mapped]Mapped{}
+	}
+	m := Mapped{Controller: ctl.spec.Name, Object: o.Ref(), Key: key}
+	c.mapped[m] = Mapped{Controller: m.Controller, Object: m.Object, Key: key, At: c.clock.Now(), Step: c.step}
 }
 
 // filtered records a notification that enqueued no key, for diagnoses.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,4 +29,60 @@ func (s Selector) String() string {
 	}
 	slices.Sort(pairs)
 	return strings.Join(pairs, ",")
+}
+
+// SpecSelector returns the label selector in an object's spec, for
+// diagnoses that follow it to the objects it selects: the spec's
+// "selector.matchLabels.<key>" entries (a metav1.LabelSelector, as a
+// ReplicaSet, a Deployment, a Job or a PodDisruptionBudget has it), or
+// else its "selector.<key>" entries (a plain map, as a Service has it and
+// the model's own controllers use). A key that is not an identifier may be
+// quoted in brackets: `selector.matchLabels["app.kubernetes.io/name"]`.
+// ok is false when the spec has no selector, an empty one, or one with
+// matchExpressions, which an equality-based Selector cannot state.
+func SpecSelector(o *Object) (sel Selector, ok bool) {
+	const (
+		root        = "selector"
+		matchLabels = "selector.matchLabels"
+		expressions = "selector.matchExpressions"
+	)
+	labels, plain := Selector{}, Selector{}
+	for path, v := range o.Spec {
+		if strings.HasPrefix(path, expressions) {
+			return nil, false
+		}
+		value, isString := v.(string)
+		if k, ok := selectorKey(path, matchLabels); ok && isString {
+			labels[k] = value
+		} else if k, ok := selectorKey(path, root); ok && isString {
+			plain[k] = value
+		}
+	}
+	switch {
+	case len(labels) > 0:
+		return labels, true
+	case len(plain) > 0:
+		return plain, true
+	}
+	return nil, false
+}
+
+// selectorKey returns the key of a path prefix.key or prefix["key"].
+func selectorKey(path, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, prefix)
+	if !ok || rest == "" {
+		return "", false
+	}
+	switch rest[0] {
+	case '.':
+		return rest[1:], len(rest) > 1
+	case '[':
+		q, err := strconv.QuotedPrefix(rest[1:])
+		if err != nil || rest[1+len(q):] != "]" {
+			return "", false
+		}
+		k, err := strconv.Unquote(q)
+		return k, err == nil
+	}
+	return "", false
 }

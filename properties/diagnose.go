@@ -56,7 +56,7 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 		add(lastActed(c, u.Controller, u.Object))
 		add(lastFailure(c, u.Controller, u.Object))
 		add(lastReturned(c, u.Controller, u.Object))
-		for _, line := range chain(c.State(), u.Object) {
+		for _, line := range chain(c.State(), u.Object, c.MappedTo(u.Controller, u.Object.Key())) {
 			add(line)
 		}
 		for _, line := range eventsAbout(c.State(), u.Object) {
@@ -155,37 +155,89 @@ func mentions(obj, target model.Ref) bool {
 // chain describes how far the dependents of the object got, level by level
 // (Deployment → ReplicaSet → Pods, say): each dependent with its spec and
 // status when there are few, counts of the fields set when there are many.
-func chain(s model.State, target model.Ref) []string {
+// At each level it adds the objects that the spec's label selector selects
+// (model.SpecSelector) and that the chain has not shown as dependents:
+// pods a ReplicaSet selects but does not own, a budget's pods. Last come
+// the objects not yet shown whose notifications the controller's Watches
+// maps (or Notify) turned into the object's key: mapped, as recorded when
+// the run made them (model.Cluster.MappedTo). The diagnosis does not call
+// the map functions again after the run: they are user code, which may
+// read through the controller's client and so change the trace.
+func chain(s model.State, target model.Ref, mapped []model.Mapped) []string {
 	root := s.Get(target.Kind, target.Namespace, target.Name)
 	if root == nil {
 		return []string{target.String() + " no longer exists"}
 	}
 	var out []string
+	shown := map[model.Ref]bool{root.Ref(): true}
+	// list shows deps, "related" to the object above: counted when there
+	// are many, each with a note when there are few.
+	list := func(indent, related, note string, deps []*model.Object) {
+		if len(deps) > 2 {
+			out = append(out, fmt.Sprintf("%s→ %d %ss %s: %s", indent, len(deps), deps[0].Kind, related, tally(deps)))
+			return
+		}
+		for _, d := range deps {
+			out = append(out, fmt.Sprintf("%s→ %s %s %s%s", indent, d.Ref(), d.Spec, d.Status, note))
+		}
+	}
 	var walk func(owner *model.Object, depth int)
 	walk = func(owner *model.Object, depth int) {
 		if depth > 3 {
 			return
 		}
+		indent := strings.Repeat("  ", depth)
 		byKind := map[string][]*model.Object{}
 		for _, kind := range s.Kinds() {
-			byKind[kind] = append(byKind[kind], s.List(kind, model.ListOptions{Namespace: owner.Namespace, Owner: owner.UID})...)
+			for _, d := range s.List(kind, model.ListOptions{Namespace: owner.Namespace, Owner: owner.UID}) {
+				byKind[kind] = append(byKind[kind], d)
+				shown[d.Ref()] = true
+			}
 		}
 		for _, kind := range slices.Sorted(maps.Keys(byKind)) {
 			deps := byKind[kind]
-			indent := strings.Repeat("  ", depth)
 			if len(deps) > 2 {
-				out = append(out, fmt.Sprintf("%s→ %d %ss of %s: %s", indent, len(deps), kind, owner.Name, tally(deps)))
+				list(indent, "of "+owner.Name, "", deps)
 			}
 			for _, d := range deps {
 				if len(deps) <= 2 {
-					out = append(out, fmt.Sprintf("%s→ %s %s %s", indent, d.Ref(), d.Spec, d.Status))
+					list(indent, "of "+owner.Name, "", []*model.Object{d})
 				}
 				walk(d, depth+1)
+			}
+		}
+		sel, ok := model.SpecSelector(owner)
+		if !ok {
+			return
+		}
+		for _, kind := range s.Kinds() {
+			var selected []*model.Object
+			for _, o := range s.List(kind, model.ListOptions{Namespace: owner.Namespace, Selector: sel}) {
+				if !shown[o.Ref()] {
+					shown[o.Ref()] = true
+					selected = append(selected, o)
+				}
+			}
+			if len(selected) > 0 {
+				by := fmt.Sprintf("selected by %s (%s)", owner.Name, sel)
+				list(indent, by, " ("+by+")", selected)
 			}
 		}
 	}
 	out = append(out, fmt.Sprintf("%s %s %s", root.Ref(), root.Spec, root.Status))
 	walk(root, 1)
+	for _, m := range mapped {
+		if shown[m.Object] {
+			continue
+		}
+		shown[m.Object] = true
+		note := fmt.Sprintf(" (%s's watch mapped it to %s at t=%d, step %d)", m.Controller, m.Key, m.At, m.Step)
+		if o := s.Get(m.Object.Kind, m.Object.Namespace, m.Object.Name); o != nil {
+			out = append(out, fmt.Sprintf("  → %s %s %s%s", o.Ref(), o.Spec, o.Status, note))
+		} else {
+			out = append(out, fmt.Sprintf("  → %s, now gone%s", m.Object, note))
+		}
+	}
 	return out
 }
 

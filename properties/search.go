@@ -273,7 +273,7 @@ func setRapidFlags(opts SearchOptions) (func(), error) {
 	// Shrinking runs to its fixed point with no time limit: rapid stops
 	// shrinking at -rapid.shrinktime (30 s by default), so on a loaded
 	// machine the same seed would shrink to a larger counterexample.
-	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10), "rapid.shrinktime": unlimitedShrink}
+	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10), shrinkTimeFlag: unlimitedShrink}
 	if opts.Checks > 0 {
 		want["rapid.checks"] = strconv.Itoa(opts.Checks)
 	}

@@ -428,7 +428,7 @@ func flatten(o *model.Object) map[string]string {
 		f["metadata.ownerReferences."+strconv.Itoa(i)] = s
 	}
 	for k, v := range o.Labels {
-		f["metadata.labels."+k] = model.FormatValue(v)
+		f[model.MetadataPath(k)] = model.FormatValue(v)
 	}
 	for k, v := range o.Spec {
 		f["spec."+k] = model.FormatValue(v)

@@ -14,10 +14,11 @@
 //     resourceVersion (a decimal string; "" is 0, unconditional),
 //     generation, labels, finalizers, ownerReferences, and the creation
 //     and deletion timestamps (virtual time t is Epoch + t·Tick).
-//   - Annotations travel as labels whose key starts with AnnotationPrefix
-//     ("annotation:"). The model treats them as metadata, as Kubernetes
-//     treats annotations: written by Update, ignored by UpdateStatus, no
-//     generation bump. Traces show them as metadata.labels.annotation:KEY.
+//   - Annotations travel as labels whose key starts with
+//     model.AnnotationLabelPrefix ("annotation:"). The model treats them as
+//     metadata, as Kubernetes treats annotations: written by Update,
+//     ignored by UpdateStatus, no generation bump. Traces, edits and
+//     rivals name them metadata.annotations.KEY.
 //   - Spec: for a kind whose body (outside metadata and status) is exactly
 //     a spec, the spec's fields, flattened, are the model Spec: the path
 //     "replicas" is spec.replicas, "template.spec.containers[0].image" is

@@ -12,12 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// AnnotationPrefix marks the model labels that carry annotations. The
-// model has no annotations; a label whose key starts with this prefix
-// holds the annotation named by the rest of the key. A colon is not valid
-// in a Kubernetes label key, so no real label or selector can collide.
-const AnnotationPrefix = "annotation:"
-
 // Time converts virtual time to a timestamp.
 func (c *Converter) Time(t model.Time) metav1.Time {
 	return metav1.NewTime(c.epoch.Add(time.Duration(t) * c.tick))
@@ -66,13 +60,13 @@ func (c *Converter) metaToModel(obj metav1.Object, mo *model.Object) error {
 		mo.Labels = make(map[string]string, len(labels)+len(annotations))
 	}
 	for k, v := range labels {
-		if strings.HasPrefix(k, AnnotationPrefix) {
+		if strings.HasPrefix(k, model.AnnotationLabelPrefix) {
 			return fmt.Errorf("label key %q is not valid (and its prefix is reserved for annotations)", k)
 		}
 		mo.Labels[k] = v
 	}
 	for k, v := range annotations {
-		mo.Labels[AnnotationPrefix+k] = v
+		mo.Labels[model.AnnotationLabelPrefix+k] = v
 	}
 	for _, r := range obj.GetOwnerReferences() {
 		mo.OwnerReferences = append(mo.OwnerReferences, model.OwnerReference{
@@ -107,7 +101,7 @@ func (c *Converter) metaFromModel(mo *model.Object, obj metav1.Object) {
 	}
 	var labels, annotations map[string]string
 	for k, v := range mo.Labels {
-		if name, ok := strings.CutPrefix(k, AnnotationPrefix); ok {
+		if name, ok := strings.CutPrefix(k, model.AnnotationLabelPrefix); ok {
 			if annotations == nil {
 				annotations = map[string]string{}
 			}

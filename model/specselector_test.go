@@ -1,0 +1,26 @@
+package model_test
+
+import (
+	"testing"
+
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSpecSelectorReadsEveryFormOfSelector(t *testing.T) {
+	for _, tc := range []struct {
+		spec model.Fields
+		want model.Selector
+	}{
+		{model.Fields{"replicas": int64(3), "selector.app": "web"}, model.Selector{"app": "web"}},
+		{model.Fields{"selector.matchLabels.app": "web", `selector.matchLabels["app.kubernetes.io/name"]`: "shop"}, model.Selector{"app": "web", "app.kubernetes.io/name": "shop"}},
+		{model.Fields{`selector["app.kubernetes.io/name"]`: "shop"}, model.Selector{"app.kubernetes.io/name": "shop"}},
+		{model.Fields{"selector.matchLabels.app": "web", "selector.matchExpressions[0].key": "tier"}, nil},
+		{model.Fields{"replicas": int64(3)}, nil},
+		{model.Fields{"selectorish.app": "web", "selector.": "x", `selector["bad`: "x"}, nil},
+	} {
+		sel, ok := model.SpecSelector(&model.Object{Spec: tc.spec})
+		assert.Equal(t, tc.want != nil, ok, "%v", tc.spec)
+		assert.Equal(t, tc.want, sel, "%v", tc.spec)
+	}
+}
