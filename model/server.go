@@ -294,8 +294,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 			return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
 		}
 	}
-	ref := obj.Ref()
-	failure, applied := s.check(caller, VerbCreate, ref)
+	failure, applied := s.check(caller, VerbCreate, obj.createRef())
 	if failure != nil && !applied {
 		return failure
 	}

@@ -1,0 +1,41 @@
+package model
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAFailedCreateOfAGeneratedNameShowsItsPrefix: a create the server
+// refuses before naming the object names it by its GenerateName in the
+// trace, not as "Pod default/".
+func TestAFailedCreateOfAGeneratedNameShowsItsPrefix(t *testing.T) {
+	c := NewCluster(Config{})
+	require.NoError(t, c.AddController(Controller{
+		Name: "gen", For: "Pod",
+		NewReconciler: func(cl Client) Reconciler {
+			return ReconcilerFunc(func(Request) (Result, error) {
+				return Result{}, cl.Create(&Object{Kind: "Pod", Namespace: "default", GenerateName: "web-"})
+			})
+		},
+	}))
+	require.NoError(t, c.Apply(pod("a")))
+	require.NoError(t, c.Start())
+	require.NoError(t, c.FailWrites("gen", statusErr(ReasonConflict, "injected"), 1, false))
+	var notes []string
+	for range 20 {
+		acts := c.Enabled(nil)
+		if len(acts) == 0 {
+			break
+		}
+		c.Do(acts[0])
+		rec := c.Trace().Records[len(c.Trace().Records)-1]
+		notes = append(notes, rec.Notes...)
+		if strings.Contains(strings.Join(rec.Notes, "\n"), "failed") {
+			break
+		}
+	}
+	assert.Contains(t, notes, "create Pod default/web-* failed: Conflict (fault)")
+}
