@@ -3,7 +3,6 @@ package properties
 import (
 	"fmt"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/converge-sim/converge/faults"
@@ -27,26 +26,6 @@ func Converges(sc Scenario, mix faults.Mix) func(*rapid.T) {
 // chosen by strategy s.
 func ConvergesWith(sc Scenario, mix faults.Mix, s Strategy) func(*rapid.T) {
 	return property(sc, mix, propConfig{strategy: s})
-}
-
-// Check runs Converges under rapid in a Go test. When the test fails it
-// writes the timeline page of the minimal failing run (see TimelineDirEnv)
-// and logs its path.
-func Check(t *testing.T, sc Scenario, mix faults.Mix) {
-	t.Helper()
-	var minimal *Outcome
-	prop := property(sc, mix, propConfig{observe: func(out *Outcome, _ []int) {
-		// rapid runs the minimal failing case last.
-		if out.Failure != nil {
-			minimal = out
-		}
-	}})
-	defer func() {
-		if t.Failed() && minimal != nil {
-			writeTestTimeline(t, sc, mix, minimal)
-		}
-	}()
-	rapid.Check(t, prop)
 }
 
 type propConfig struct {
