@@ -90,7 +90,7 @@ func clientgoConverter(t *testing.T) *convert.Converter {
 func TestSetupWithManagerRunsUnderEveryFault(t *testing.T) {
 	sc := projectScenario(t, clientgoConverter(t), inDefault)
 	every := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition}
-	res, err := properties.Search(sc, every, properties.SearchOptions{Checks: 50, Seed: 1})
+	res, err := properties.Search(sc, every, properties.SearchOptions{Test: t, Checks: 50, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("must converge:\n%s", cx.Report())
@@ -104,7 +104,7 @@ func TestSetupWithManagerRunsUnderEveryFault(t *testing.T) {
 // search finds it with one drop and one outside delete.
 func TestEventFilterReachesTheModel(t *testing.T) {
 	sc := projectScenario(t, clientgoConverter(t), predicate.ResourceVersionChangedPredicate{})
-	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindEdit}, properties.SearchOptions{Checks: 100, Seed: 1})
+	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindEdit}, properties.SearchOptions{Test: t, Checks: 100, Seed: 1})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample, "a filter that drops resyncs must be caught")
 	assert.Equal(t, properties.GoalUnmet, res.Counterexample.Failure.Verdict)
@@ -417,7 +417,7 @@ func TestMetadataOnlyWatches(t *testing.T) {
 		}
 		return c, mgr.Apply(replicaset.New("default", "web", 3))
 	}
-	res, err := properties.Search(sc, faults.Mix{faults.KindEdit, faults.KindRestart}, properties.SearchOptions{Checks: 30, Seed: 1})
+	res, err := properties.Search(sc, faults.Mix{faults.KindEdit, faults.KindRestart}, properties.SearchOptions{Test: t, Checks: 30, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("must converge:\n%s", cx.Report())
