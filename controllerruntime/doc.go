@@ -20,8 +20,8 @@
 // manager.Manager of the model, the real ctrl.NewControllerManagedBy
 // builds the controllers, and the model runs their handlers, predicates
 // and Reconcile, choosing every interleaving. Check (or properties.Search
-// with InBubble) runs each case in a testing/synctest bubble, where the
-// reconciler's clock is the model's. Package builtin has the Job,
+// with properties.InBubble) runs each case in a testing/synctest bubble,
+// where the reconciler's clock is the model's. Package builtin has the Job,
 // Deployment, ReplicaSet and pod lifecycle controllers operators lean on.
 //
 //	err := mgr.Setup(func(m ctrl.Manager) error {

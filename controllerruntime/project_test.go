@@ -2,6 +2,7 @@ package controllerruntime_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,16 +24,19 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // setupReplicaSet is a SetupWithManager as a scaffold writes it, over the
@@ -86,7 +90,7 @@ func clientgoConverter(t *testing.T) *convert.Converter {
 func TestSetupWithManagerRunsUnderEveryFault(t *testing.T) {
 	sc := projectScenario(t, clientgoConverter(t), inDefault)
 	every := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition}
-	res, err := properties.Search(sc, every, properties.SearchOptions{Checks: 50, Seed: 1})
+	res, err := properties.Search(sc, every, properties.SearchOptions{Test: t, Checks: 50, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("must converge:\n%s", cx.Report())
@@ -100,7 +104,7 @@ func TestSetupWithManagerRunsUnderEveryFault(t *testing.T) {
 // search finds it with one drop and one outside delete.
 func TestEventFilterReachesTheModel(t *testing.T) {
 	sc := projectScenario(t, clientgoConverter(t), predicate.ResourceVersionChangedPredicate{})
-	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindEdit}, properties.SearchOptions{Checks: 100, Seed: 1})
+	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindEdit}, properties.SearchOptions{Test: t, Checks: 100, Seed: 1})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample, "a filter that drops resyncs must be caught")
 	assert.Equal(t, properties.GoalUnmet, res.Counterexample.Failure.Verdict)
@@ -252,6 +256,34 @@ func TestUnsupportedFeaturesAreErrorsThatNameThem(t *testing.T) {
 			_, err := m.GetHTTPClient().Get("https://example.invalid/")
 			return err
 		}, "GetHTTPClient"},
+		"rest config": {func(m manager.Manager) error {
+			_, err := (&http.Client{Transport: m.GetConfig().Transport}).Get("https://example.invalid/")
+			return err
+		}, "GetConfig"},
+		// The scaffolded webhook's SetupWebhookWithManager.
+		"webhook builder": {func(m manager.Manager) error {
+			if err := ctrl.NewWebhookManagedBy(m, &appsv1.ReplicaSet{}).WithValidator(rejectAll{}).Complete(); err != nil {
+				return err
+			}
+			return rs(m).SetupWithManager(m)
+		}, "GetWebhookServer().Register(/validate-apps-v1-replicaset)"},
+		"webhook server start": {func(m manager.Manager) error {
+			return m.GetWebhookServer().Start(context.Background())
+		}, "GetWebhookServer().Start"},
+		"informer for kind": {func(m manager.Manager) error {
+			_, err := m.GetCache().GetInformerForKind(context.Background(), appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))
+			return err
+		}, "GetInformerForKind(apps/v1, Kind=ReplicaSet)"},
+		"remove informer": {func(m manager.Manager) error {
+			return m.GetCache().RemoveInformer(context.Background(), &corev1.Pod{})
+		}, "RemoveInformer(*v1.Pod)"},
+		"cache start": {func(m manager.Manager) error {
+			return m.GetCache().Start(context.Background())
+		}, "GetCache().Start"},
+		"func source": {func(m manager.Manager) error {
+			return ctrl.NewControllerManagedBy(m).For(&appsv1.ReplicaSet{}).
+				WatchesRawSource(source.Func(func(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error { return nil })).Complete(rs(m))
+		}, "WatchesRawSource"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -260,6 +292,39 @@ func TestUnsupportedFeaturesAreErrorsThatNameThem(t *testing.T) {
 			assert.True(t, strings.Contains(err.Error(), tc.want), "%q must name %q", err, tc.want)
 		})
 	}
+}
+
+// rejectAll is a scaffolded webhook's validator.
+type rejectAll struct{}
+
+func (rejectAll) ValidateCreate(context.Context, *appsv1.ReplicaSet) (admission.Warnings, error) {
+	return nil, errors.New("no")
+}
+func (rejectAll) ValidateUpdate(context.Context, *appsv1.ReplicaSet, *appsv1.ReplicaSet) (admission.Warnings, error) {
+	return nil, errors.New("no")
+}
+func (rejectAll) ValidateDelete(context.Context, *appsv1.ReplicaSet) (admission.Warnings, error) {
+	return nil, errors.New("no")
+}
+
+// TestDocumentedNoOpsAreAccepted: probes, leader election and the
+// controller options the model has no use for are accepted and change
+// nothing (README, "manager.Manager, method by method").
+func TestDocumentedNoOpsAreAccepted(t *testing.T) {
+	err := setupError(t, func(m manager.Manager) error {
+		if err := m.AddHealthzCheck("ping", healthz.Ping); err != nil {
+			return err
+		}
+		if err := m.AddReadyzCheck("ping", healthz.Ping); err != nil {
+			return err
+		}
+		<-m.Elected()
+		r := &setupReplicaSet{replicaset.Reconciler{Client: m.GetClient(), Scheme: m.GetScheme()}, inDefault}
+		return ctrl.NewControllerManagedBy(m).For(&appsv1.ReplicaSet{}).Owns(&corev1.Pod{}).
+			WithOptions(controller.Options{MaxConcurrentReconciles: 4, NeedLeaderElection: ptr.To(true), CacheSyncTimeout: time.Minute}).
+			Complete(r)
+	})
+	assert.NoError(t, err)
 }
 
 // TestRestartRunsTheSetupAgain: the setup runs once to learn the
@@ -352,7 +417,7 @@ func TestMetadataOnlyWatches(t *testing.T) {
 		}
 		return c, mgr.Apply(replicaset.New("default", "web", 3))
 	}
-	res, err := properties.Search(sc, faults.Mix{faults.KindEdit, faults.KindRestart}, properties.SearchOptions{Checks: 30, Seed: 1})
+	res, err := properties.Search(sc, faults.Mix{faults.KindEdit, faults.KindRestart}, properties.SearchOptions{Test: t, Checks: 30, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("must converge:\n%s", cx.Report())

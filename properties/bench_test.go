@@ -48,7 +48,7 @@ func BenchmarkFindAndShrinkEdge(b *testing.B) {
 		times, runs = times[:0], runs[:0]
 		for seed := uint64(1); seed <= seeds; seed++ {
 			start := time.Now()
-			res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: 1000, Seed: seed})
+			res, err := properties.Search(sc, mix, properties.SearchOptions{Test: b, Checks: 1000, Seed: seed})
 			if err != nil {
 				b.Fatal(err)
 			}

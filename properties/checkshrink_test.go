@@ -46,13 +46,15 @@ func TestCheckShrinkingDoesNotDependOnTheClock(t *testing.T) {
 	assert.NotEqual(t, relaxed, report(t, run("relaxed", "-rapid.shrinktime=1ns")), "a limit on the command line is kept: the run is not shrunk")
 }
 
-// report returns rapid's report of the minimal failing run from a go test
-// output: the violation, its diagnosis and its fault schedule.
+// report returns Check's report of the minimal failing run from a go test
+// output: the violation, its diagnosis, its fault schedule and its replay
+// line (the trace and the timeline page's path, logged before it, differ
+// between processes).
 func report(t *testing.T, out string) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(out, "[rapid] failed after")
-	require.True(t, ok, "a rapid failure:\n%s", out)
-	rep, _, ok := strings.Cut(rest, "To reproduce")
-	require.True(t, ok, "a rapid failure:\n%s", out)
+	_, rest, ok := strings.Cut(out, " runs: scenario ")
+	require.True(t, ok, "a Check failure:\n%s", out)
+	rep, _, ok := strings.Cut(rest, "\nFAIL")
+	require.True(t, ok, "a Check failure:\n%s", out)
 	return rep
 }

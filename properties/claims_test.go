@@ -17,7 +17,7 @@ const ciChecks = 200
 // search runs a search and fails the test on a broken scenario.
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix, checks int) *properties.SearchResult {
 	t.Helper()
-	res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: checks, Seed: 1})
+	res, err := properties.Search(sc, mix, properties.SearchOptions{Test: t, Checks: checks, Seed: 1})
 	require.NoError(t, err)
 	return res
 }
@@ -111,7 +111,7 @@ func TestReportEndsWithTheReplayCommand(t *testing.T) {
 func TestSearchRejectsAnImpossibleMix(t *testing.T) {
 	sc := scenarios.ReplicaSetEdge()
 	sc.Edits = nil
-	_, err := properties.Search(sc, faults.Mix{faults.KindEdit}, properties.SearchOptions{Checks: 1})
+	_, err := properties.Search(sc, faults.Mix{faults.KindEdit}, properties.SearchOptions{Test: t, Checks: 1})
 	assert.ErrorContains(t, err, "edit needs edit targets")
 }
 

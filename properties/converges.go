@@ -1,11 +1,8 @@
 package properties
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/converge-sim/converge/faults"
@@ -29,76 +26,6 @@ func Converges(sc Scenario, mix faults.Mix) func(*rapid.T) {
 // chosen by strategy s.
 func ConvergesWith(sc Scenario, mix faults.Mix, s Strategy) func(*rapid.T) {
 	return property(sc, mix, propConfig{strategy: s})
-}
-
-// Check runs Converges under rapid in a Go test. When the test fails it
-// writes the timeline page of the minimal failing run (see TimelineDirEnv)
-// and logs its path. Like Search, it shrinks with no time limit, so that
-// the same seed gives the same shrunk counterexample whatever the load on
-// the machine, unless the command line sets -rapid.shrinktime. Check sets
-// rapid's flag for its duration: tests that call it must not run in
-// parallel with each other or with Search.
-func Check(t *testing.T, sc Scenario, mix faults.Mix) {
-	t.Helper()
-	restore, err := liftShrinkLimit(os.Args[1:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer restore()
-	var minimal *Outcome
-	prop := property(sc, mix, propConfig{observe: func(out *Outcome, _ []int) {
-		// rapid runs the minimal failing case last.
-		if out.Failure != nil {
-			minimal = out
-		}
-	}})
-	defer func() {
-		if t.Failed() && minimal != nil {
-			writeTestTimeline(t, sc, mix, minimal)
-		}
-	}()
-	rapid.Check(t, prop)
-}
-
-// liftShrinkLimit sets rapid's -rapid.shrinktime to unlimitedShrink unless
-// args (the command line) set it, and returns a function that restores it.
-// rapid stops shrinking at that wall-clock limit (30 s by default), so a
-// loaded machine used to shrink one seed to a larger counterexample than an
-// idle one (docs/design.md, "Reproducible shrinking").
-func liftShrinkLimit(args []string) (func(), error) {
-	if shrinkTimeSet(args) {
-		return func() {}, nil
-	}
-	f := flag.Lookup(shrinkTimeFlag)
-	if f == nil {
-		return nil, fmt.Errorf("rapid flag -%s is not registered", shrinkTimeFlag)
-	}
-	saved := f.Value.String()
-	if err := flag.Set(shrinkTimeFlag, unlimitedShrink); err != nil {
-		return nil, err
-	}
-	return func() { _ = flag.Set(shrinkTimeFlag, saved) }, nil
-}
-
-// shrinkTimeFlag is rapid's flag for its shrinking time limit.
-const shrinkTimeFlag = "rapid.shrinktime"
-
-// shrinkTimeSet reports whether args (up to "--") set -rapid.shrinktime,
-// as -rapid.shrinktime=D, --rapid.shrinktime=D or -rapid.shrinktime D.
-func shrinkTimeSet(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if name == shrinkTimeFlag {
-			return true
-		}
-	}
-	return false
 }
 
 type propConfig struct {

@@ -13,10 +13,14 @@ import (
 // A controller author's own property test: declare the world (objects,
 // controllers, outside actors), pick faults, and let the search look for a
 // schedule under which the controller does not converge. In a Go test,
-// properties.Check(t, sc, mix) runs the same property under rapid.Check.
+// properties.Check(t, sc, mix) runs the same search and fails the test with
+// the report, ending with the go test line that replays it.
 func Example() {
 	sc := properties.Scenario{
 		Name: "my-replicaset",
+		// The program that replays a finding: one that calls
+		// fuzzrun.Main(sc), run from the module root.
+		Program: "go run ./cmd/mycheck",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
 			if err := c.AddController(replicaset.Edge("my-controller")); err != nil {

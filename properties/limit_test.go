@@ -70,7 +70,7 @@ func withShrinkTime(t *testing.T, d time.Duration) {
 func TestSearchReportsAHangWithItsSeedAndTheStuckStack(t *testing.T) {
 	withShrinkTime(t, time.Second)
 	sc := misbehaving("blocking", blockForever)
-	res, err := properties.Search(sc, faults.Mix{faults.KindRestart}, properties.SearchOptions{Checks: 1, Seed: 7})
+	res, err := properties.Search(sc, faults.Mix{faults.KindRestart}, properties.SearchOptions{Test: t, Checks: 1, Seed: 7})
 	require.NoError(t, err)
 	cx := res.Counterexample
 	require.NotNil(t, cx)
@@ -79,7 +79,7 @@ func TestSearchReportsAHangWithItsSeedAndTheStuckStack(t *testing.T) {
 	assert.Equal(t, uint64(7), cx.Seed)
 	assert.Contains(t, cx.Report(), "did not finish within 100ms", "runs after the first hang get a tenth of the limit")
 	assert.Contains(t, strings.Join(cx.Failure.Details, "\n"), "properties_test.blockForever()", "the stuck reconcile's stack")
-	assert.Contains(t, cx.Replay, "-seed 7")
+	assert.Contains(t, cx.Replay, "-rapid.seed=7")
 }
 
 // TestReplayOfAHangIsAHang: the recorded choices of a hang replay to the
@@ -97,7 +97,7 @@ func TestReplayOfAHangIsAHang(t *testing.T) {
 // one that waits for its goroutines converges.
 func TestALeakedGoroutineIsAFinding(t *testing.T) {
 	withShrinkTime(t, time.Second)
-	res, err := properties.Search(misbehaving("leaking", leakOne), nil, properties.SearchOptions{Checks: 1, Seed: 1})
+	res, err := properties.Search(misbehaving("leaking", leakOne), nil, properties.SearchOptions{Test: t, Checks: 1, Seed: 1})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample)
 	f := res.Counterexample.Failure
@@ -105,7 +105,7 @@ func TestALeakedGoroutineIsAFinding(t *testing.T) {
 	assert.Equal(t, "no goroutine leak", f.Property)
 	assert.Contains(t, strings.Join(f.Details, "\n"), "properties_test.leakOne")
 
-	res, err = properties.Search(misbehaving("waiting", waitForOne), nil, properties.SearchOptions{Checks: 5, Seed: 1})
+	res, err = properties.Search(misbehaving("waiting", waitForOne), nil, properties.SearchOptions{Test: t, Checks: 5, Seed: 1})
 	require.NoError(t, err)
 	assert.Nil(t, res.Counterexample, "goroutines a reconcile waits for are no leak")
 	require.NotNil(t, res.Passed, "a search that passed keeps its last run")

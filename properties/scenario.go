@@ -39,6 +39,13 @@ type Scenario struct {
 	Name string
 	// Doc says in a sentence what the scenario is and what it must show.
 	Doc string
+	// Program, if set, is the command, run from its module's root, of the
+	// fuzzrun-like program that knows this scenario (one that calls
+	// fuzzrun.Main with it), such as "go run ./cmd/mycheck": a finding's
+	// replay line is then that program's, with -scenario, -faults and
+	// -seed. Without it, a search in a Go test prints the test's go test
+	// line (SearchOptions.Test).
+	Program string
 	// Build returns a fresh, unstarted cluster with its controllers,
 	// actors and initial objects, configured with cfg.
 	Build func(cfg model.Config) (*model.Cluster, error)

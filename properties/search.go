@@ -3,6 +3,7 @@ package properties
 import (
 	"flag"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,9 +29,19 @@ type SearchOptions struct {
 	Logger *zap.Logger
 	// Strategy chooses the interleavings; the zero value is random.
 	Strategy Strategy
-	// ReplayCommand renders the command that replays a seed; the default
-	// is the fuzzrun command line for the scenario.
+	// ReplayCommand renders the command that replays a seed. Without it,
+	// the command is the scenario's Program line when it declares one,
+	// else the go test line of Test; a search with neither is an error,
+	// since its findings could not be replayed.
 	ReplayCommand func(seed uint64) string
+	// Test is the Go test the search runs in, if any. Its replay line is
+	// `go test ./<package> -run '^<Test>$' -rapid.seed=N`, the package
+	// found from the test's working directory and the module root above
+	// it, and a non-zero -rapid.seed on the command line replaces Seed, so
+	// that the line replays. With Seed zero and no flag, the search starts
+	// at a seed drawn once, shared by both searches of "one bug, one
+	// finding".
+	Test testing.TB
 	// RunTimeout limits each run (see RunOptions.Timeout): a run past it
 	// is a Hang counterexample with its seed.
 	RunTimeout time.Duration
@@ -66,6 +77,11 @@ type Counterexample struct {
 	// under the faithful kinds alone, the shrunk schedule of the first
 	// search's counterexample, which needed an adversarial fault.
 	Adversarial faults.Schedule
+
+	// minimal is the minimal failing run itself, for Check's timeline
+	// page: replaying it outside the search's Wrap (a synctest bubble)
+	// could read another clock.
+	minimal *Outcome
 }
 
 // Report renders the finding: scenario, violated property, schedule,
@@ -150,11 +166,33 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	if err := opts.Strategy.Validate(); err != nil {
 		return nil, err
 	}
-	defaultReplay := opts.ReplayCommand == nil
-	replayUnder := func(m faults.Mix) func(uint64) string {
-		return func(seed uint64) string {
-			return fmt.Sprintf("go run ./cmd/fuzzrun -scenario %s -faults %s%s -seed %d", sc.Name, m, opts.Strategy.flags(), seed)
+	if opts.Test != nil {
+		seed, err := testSeed(opts.Seed)
+		if err != nil {
+			return nil, err
 		}
+		opts.Seed = seed
+	}
+	defaultReplay := opts.ReplayCommand == nil
+	var replayUnder func(m faults.Mix) func(uint64) string
+	switch {
+	case !defaultReplay:
+	case sc.Program != "":
+		replayUnder = func(m faults.Mix) func(uint64) string {
+			return func(seed uint64) string {
+				return fmt.Sprintf("%s -scenario %s -faults %s%s -seed %d", sc.Program, sc.Name, m, opts.Strategy.flags(), seed)
+			}
+		}
+	case opts.Test != nil:
+		line, err := goTestLine(opts.Test.Name())
+		if err != nil {
+			return nil, err
+		}
+		replayUnder = func(faults.Mix) func(uint64) string {
+			return func(seed uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", line, seed) }
+		}
+	default:
+		return nil, fmt.Errorf("scenario %s: a finding could not be replayed: declare Scenario.Program (the fuzzrun-like program that knows the scenario), or set SearchOptions.Test or SearchOptions.ReplayCommand", sc.Name)
 	}
 	if defaultReplay {
 		opts.ReplayCommand = replayUnder(mix)
@@ -169,8 +207,14 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	}
 	// The failing seed of the second search replays under the faithful
 	// kinds. A caller's command (fuzzrun's, which re-runs one seed with one
-	// check under the whole mix, repeating both searches) is kept.
-	if defaultReplay {
+	// check under the whole mix, repeating both searches) is kept. A go
+	// test line cannot name another mix: it names the seed both searches
+	// started from, which repeats them.
+	switch {
+	case defaultReplay && sc.Program == "":
+		start := opts.Seed
+		opts.ReplayCommand = func(uint64) string { return replayUnder(faithful)(start) }
+	case defaultReplay:
 		opts.ReplayCommand = replayUnder(faithful)
 	}
 	again, err := searchOnce(sc, faithful, opts)
@@ -247,6 +291,7 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 		Trace:    minimal.Cluster.Trace(),
 		Replay:   opts.ReplayCommand(seed),
 		Class:    minimal.Schedule.Class(),
+		minimal:  minimal,
 	}
 	return res, nil
 }
@@ -273,7 +318,12 @@ func setRapidFlags(opts SearchOptions) (func(), error) {
 	// Shrinking runs to its fixed point with no time limit: rapid stops
 	// shrinking at -rapid.shrinktime (30 s by default), so on a loaded
 	// machine the same seed would shrink to a larger counterexample.
-	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10), shrinkTimeFlag: unlimitedShrink}
+	// In a Go test, a limit set on the command line is the user's, and
+	// stays (docs/design.md, "Reproducible shrinking").
+	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10)}
+	if opts.Test == nil || !shrinkTimeSet(os.Args[1:]) {
+		want[shrinkTimeFlag] = unlimitedShrink
+	}
 	if opts.Checks > 0 {
 		want["rapid.checks"] = strconv.Itoa(opts.Checks)
 	}
@@ -293,6 +343,27 @@ func setRapidFlags(opts SearchOptions) (func(), error) {
 			_ = flag.Set(name, v)
 		}
 	}, nil
+}
+
+// shrinkTimeFlag is rapid's flag for its shrinking time limit.
+const shrinkTimeFlag = "rapid.shrinktime"
+
+// shrinkTimeSet reports whether args (up to "--") set -rapid.shrinktime,
+// as -rapid.shrinktime=D, --rapid.shrinktime=D or -rapid.shrinktime D.
+func shrinkTimeSet(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name == shrinkTimeFlag {
+			return true
+		}
+	}
+	return false
 }
 
 // unlimitedShrink is the shrink time limit Search gives rapid: long enough

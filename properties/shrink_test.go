@@ -20,7 +20,7 @@ func TestShrinkingDoesNotDependOnTheClock(t *testing.T) {
 	sc := scenarios.ReplicaSetEdge()
 	mix := faults.Mix{faults.KindDrop, faults.KindRestart}
 	search := func() *properties.Counterexample {
-		res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: 100, Seed: 5})
+		res, err := properties.Search(sc, mix, properties.SearchOptions{Test: t, Checks: 100, Seed: 5})
 		require.NoError(t, err)
 		require.NotNil(t, res.Counterexample)
 		return res.Counterexample
@@ -57,7 +57,7 @@ func TestFaultsAfterTheViolationAreNotInTheCounterexample(t *testing.T) {
 	require.Positive(t, failedEarly)
 
 	for _, mix := range []faults.Mix{{faults.KindStale}, {faults.KindStale, faults.KindRestart, faults.KindDrop}} {
-		res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: 50, Seed: 1})
+		res, err := properties.Search(sc, mix, properties.SearchOptions{Test: t, Checks: 50, Seed: 1})
 		require.NoError(t, err)
 		cx := res.Counterexample
 		require.NotNil(t, cx)

@@ -33,7 +33,7 @@ func BenchmarkRunsToFirstFailure(b *testing.B) {
 				runs, found, searches := 0, 0, 0
 				for b.Loop() {
 					searches++
-					res, err := properties.Search(bc.sc, bc.mix, properties.SearchOptions{Checks: checks, Seed: uint64(searches), Strategy: st})
+					res, err := properties.Search(bc.sc, bc.mix, properties.SearchOptions{Test: b, Checks: checks, Seed: uint64(searches), Strategy: st})
 					if err != nil {
 						b.Fatal(err)
 					}

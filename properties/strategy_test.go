@@ -70,7 +70,7 @@ func TestParseStrategy(t *testing.T) {
 // choices, so Replay, which knows nothing of strategies, replays it.
 func TestPCTCounterexampleReplaysExactly(t *testing.T) {
 	sc := scenarios.ReplicaSetEdge()
-	res, err := properties.Search(sc, faults.Mix{faults.KindRestart}, properties.SearchOptions{Checks: 20, Seed: 3, Strategy: pct})
+	res, err := properties.Search(sc, faults.Mix{faults.KindRestart}, properties.SearchOptions{Test: t, Checks: 20, Seed: 3, Strategy: pct})
 	require.NoError(t, err)
 	cx := res.Counterexample
 	require.NotNil(t, cx)
@@ -88,7 +88,7 @@ func TestPCTCounterexampleReplaysExactly(t *testing.T) {
 // counterexample, so rapid never sees a flaky test (trap 6 in docs/design.md).
 func TestPCTIsDeterministic(t *testing.T) {
 	search := func() *properties.Counterexample {
-		res, err := properties.Search(staleSingleton(), nil, properties.SearchOptions{Checks: 300, Seed: 1, Strategy: pct})
+		res, err := properties.Search(staleSingleton(), nil, properties.SearchOptions{Test: t, Checks: 300, Seed: 1, Strategy: pct})
 		require.NoError(t, err)
 		require.NotNil(t, res.Counterexample, "PCT finds the over-creation within 300 runs of seed 1")
 		return res.Counterexample
@@ -104,7 +104,7 @@ func TestPCTIsDeterministic(t *testing.T) {
 // resync converges under PCT's interleavings too.
 func TestPCTKeepsLevelTriggeredClaims(t *testing.T) {
 	res, err := properties.Search(scenarios.ReplicaSetLevel(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit},
-		properties.SearchOptions{Checks: ciChecks, Seed: 1, Strategy: pct})
+		properties.SearchOptions{Test: t, Checks: ciChecks, Seed: 1, Strategy: pct})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("replicaset-level must converge under PCT, but:\n%s", cx.Report())

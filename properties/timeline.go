@@ -59,7 +59,7 @@ func (cx *Counterexample) Timeline(sc Scenario) (timeline.Run, error) {
 // $CONVERGE_TIMELINE_DIR or else a fresh directory under the system's
 // temporary directory (the test's own t.TempDir is removed when the test
 // ends, and the page would go with it), and logs its path.
-func writeTestTimeline(t *testing.T, sc Scenario, mix faults.Mix, out *Outcome) {
+func writeTestTimeline(t *testing.T, sc Scenario, mix faults.Mix, out *Outcome, replay string) {
 	t.Helper()
 	name := strings.Map(func(r rune) rune {
 		switch {
@@ -81,7 +81,7 @@ func writeTestTimeline(t *testing.T, sc Scenario, mix faults.Mix, out *Outcome) 
 	}
 	path := filepath.Join(dir, name+".html")
 	title := fmt.Sprintf("%s: scenario %s, faults %s", t.Name(), sc.Name, mix)
-	if err := timeline.WriteFile(path, out.Timeline(title, "go test -run '^"+t.Name()+"$'")); err != nil {
+	if err := timeline.WriteFile(path, out.Timeline(title, replay)); err != nil {
 		t.Logf("converge: cannot write the timeline page: %v", err)
 		return
 	}

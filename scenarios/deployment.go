@@ -35,8 +35,9 @@ var nodeNames = []string{"node-1", "node-2", "node-3"}
 // and does not count pods on a lost node.
 func Deployment() properties.Scenario {
 	return properties.Scenario{
-		Name: "deployment",
-		Doc:  "Deployment → ReplicaSet → Pod → scheduler → kubelets, with rolling updates and a node failure; converges under every healable fault within maxSurge/maxUnavailable",
+		Name:    "deployment",
+		Program: Fuzzrun,
+		Doc:     "Deployment → ReplicaSet → Pod → scheduler → kubelets, with rolling updates and a node failure; converges under every healable fault within maxSurge/maxUnavailable",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
 			ctrls := append(chainControllers(), deployment.Controller(resyncPeriod))
@@ -152,8 +153,9 @@ func readyOnLiveNodes(s model.State, d *model.Object) int64 {
 // diagnosis names the budget.
 func PDBDrain() properties.Scenario {
 	return properties.Scenario{
-		Name: "pdb-drain",
-		Doc:  "a drain blocked by a PodDisruptionBudget (minAvailable = replicas = 1) never completes; the diagnosis names the budget",
+		Name:    "pdb-drain",
+		Program: Fuzzrun,
+		Doc:     "a drain blocked by a PodDisruptionBudget (minAvailable = replicas = 1) never completes; the diagnosis names the budget",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
 			ctrls := append(chainControllers(), deployment.Controller(resyncPeriod), drainController(), disruptionController())

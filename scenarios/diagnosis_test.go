@@ -30,7 +30,7 @@ func TestDiagnosisGolden(t *testing.T) {
 		t.Run(tc.scenario, func(t *testing.T) {
 			sc, ok := scenarios.ByName(tc.scenario)
 			require.True(t, ok)
-			res, err := properties.Search(sc, tc.mix, properties.SearchOptions{Checks: 1, Seed: tc.seed})
+			res, err := properties.Search(sc, tc.mix, properties.SearchOptions{Test: t, Checks: 1, Seed: tc.seed})
 			require.NoError(t, err)
 			require.NotNil(t, res.Counterexample, "seed %d must fail", tc.seed)
 			got := res.Counterexample.Report()

@@ -41,9 +41,10 @@ func hpaGitOps(ignore []string) func(model.Config) (*model.Cluster, error) {
 // as a fight naming the object, the field, both writers and the values.
 func HPAGitOpsFight() properties.Scenario {
 	return properties.Scenario{
-		Name:  "hpa-gitops-fight",
-		Doc:   "an autoscaler and a GitOps sync with self-heal both own spec.replicas: a fight",
-		Build: hpaGitOps(nil),
+		Name:    "hpa-gitops-fight",
+		Program: Fuzzrun,
+		Doc:     "an autoscaler and a GitOps sync with self-heal both own spec.replicas: a fight",
+		Build:   hpaGitOps(nil),
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{}, Fails: properties.Fight},
 			{Faults: faults.Mix{faults.KindDrop, faults.KindRestart}, Fails: properties.Fight},
@@ -55,10 +56,11 @@ func HPAGitOpsFight() properties.Scenario {
 // has one owner, and it converges under every healable fault.
 func HPAGitOpsOwned() properties.Scenario {
 	return properties.Scenario{
-		Name:  "hpa-gitops-owned",
-		Doc:   "the same, with the sync ignoring spec.replicas: one owner per field; converges",
-		Build: hpaGitOps([]string{"replicas"}),
-		Edits: []faults.EditTarget{{Resource: deployment.Kind, Path: "spec.replicas", Min: 0, Max: 9}},
+		Name:    "hpa-gitops-owned",
+		Program: Fuzzrun,
+		Doc:     "the same, with the sync ignoring spec.replicas: one owner per field; converges",
+		Build:   hpaGitOps([]string{"replicas"}),
+		Edits:   []faults.EditTarget{{Resource: deployment.Kind, Path: "spec.replicas", Min: 0, Max: 9}},
 		Expect: []properties.Expectation{
 			{Faults: Healable},
 		},

@@ -46,7 +46,7 @@ func TestFaultMatrix(t *testing.T) {
 	for _, sc := range columns {
 		measured[sc.Name] = map[faults.Kind]cell{}
 		for _, k := range faults.Kinds() {
-			res, err := properties.Search(sc, faults.Mix{k}, properties.SearchOptions{Checks: matrixChecks, Seed: 1})
+			res, err := properties.Search(sc, faults.Mix{k}, properties.SearchOptions{Test: t, Checks: matrixChecks, Seed: 1})
 			require.NoError(t, err)
 			var c cell
 			if cx := res.Counterexample; cx != nil {

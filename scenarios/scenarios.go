@@ -20,6 +20,10 @@ func All() []properties.Scenario {
 	}
 }
 
+// Fuzzrun is the program that knows every scenario of All: the
+// Program of each, so that a finding's replay line is fuzzrun's.
+const Fuzzrun = "go run ./cmd/fuzzrun"
+
 // Healable is every fault kind that heals at quiescence: all but rival.
 var Healable = faults.Mix{
 	faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
@@ -86,11 +90,12 @@ func replicaSetWorld(ctrl model.Controller, rescale bool) func(cfg model.Config)
 // rival that owns its status.
 func ReplicaSetLevel() properties.Scenario {
 	return properties.Scenario{
-		Name:   "replicaset-level",
-		Doc:    "level-triggered ReplicaSet controller with resync; converges under every healable fault, fights a persistent rival",
-		Build:  replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod}), true),
-		Edits:  replicaSetEdits,
-		Rivals: replicaSetRivals,
+		Name:    "replicaset-level",
+		Program: Fuzzrun,
+		Doc:     "level-triggered ReplicaSet controller with resync; converges under every healable fault, fights a persistent rival",
+		Build:   replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod}), true),
+		Edits:   replicaSetEdits,
+		Rivals:  replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}},
 			{Faults: Healable},
@@ -103,11 +108,12 @@ func ReplicaSetLevel() properties.Scenario {
 // notification that nothing follows leaves it diverged for good.
 func ReplicaSetNoResync() properties.Scenario {
 	return properties.Scenario{
-		Name:   "replicaset-noresync",
-		Doc:    "level-triggered ReplicaSet controller without resync; a dropped notification nothing follows leaves it diverged",
-		Build:  replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Name: "replicaset-noresync"}), true),
-		Edits:  replicaSetEdits,
-		Rivals: replicaSetRivals,
+		Name:    "replicaset-noresync",
+		Program: Fuzzrun,
+		Doc:     "level-triggered ReplicaSet controller without resync; a dropped notification nothing follows leaves it diverged",
+		Build:   replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Name: "replicaset-noresync"}), true),
+		Edits:   replicaSetEdits,
+		Rivals:  replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop}, Fails: properties.GoalUnmet},
 		},
@@ -121,11 +127,12 @@ func ReplicaSetNoResync() properties.Scenario {
 // rarely for a short campaign, so expire is not declared here.
 func ReplicaSetEdge() properties.Scenario {
 	return properties.Scenario{
-		Name:   "replicaset-edge",
-		Doc:    "edge-triggered ReplicaSet controller counting in memory; fails under drop, duplicate and restart (and, rarely, expire)",
-		Build:  replicaSetWorld(replicaset.Edge("replicaset-edge"), true),
-		Edits:  replicaSetEdits,
-		Rivals: replicaSetRivals,
+		Name:    "replicaset-edge",
+		Program: Fuzzrun,
+		Doc:     "edge-triggered ReplicaSet controller counting in memory; fails under drop, duplicate and restart (and, rarely, expire)",
+		Build:   replicaSetWorld(replicaset.Edge("replicaset-edge"), true),
+		Edits:   replicaSetEdits,
+		Rivals:  replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop}, Fails: properties.GoalUnmet},
 			{Faults: faults.Mix{faults.KindDuplicate}, Fails: properties.GoalUnmet},
@@ -151,6 +158,7 @@ var atMostOneExtra = properties.AtMostPerOwner(replicaset.PodKind, replicaset.Ki
 func ReplicaSetStale() properties.Scenario {
 	return properties.Scenario{
 		Name:       "replicaset-stale",
+		Program:    Fuzzrun,
 		Doc:        "level-triggered ReplicaSet controller without expectations; a stale cache makes it over-create (invariant broken)",
 		Build:      replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod}), false),
 		Edits:      podDeletes,
@@ -171,6 +179,7 @@ func ReplicaSetStale() properties.Scenario {
 func ReplicaSetExpectations() properties.Scenario {
 	return properties.Scenario{
 		Name:       "replicaset-expectations",
+		Program:    Fuzzrun,
 		Doc:        "level-triggered ReplicaSet controller with expectations; keeps at most replicas+1 pods under stale caches",
 		Build:      replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod, Expectations: true}), false),
 		Edits:      podDeletes,

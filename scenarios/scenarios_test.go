@@ -18,7 +18,7 @@ func TestEveryScenarioShowsWhatItMust(t *testing.T) {
 	for _, sc := range scenarios.All() {
 		for _, e := range sc.Expect {
 			t.Run(sc.Name+"/"+e.Faults.String(), func(t *testing.T) {
-				res, err := properties.Search(sc, e.Faults, properties.SearchOptions{Checks: checks, Seed: 1})
+				res, err := properties.Search(sc, e.Faults, properties.SearchOptions{Test: t, Checks: checks, Seed: 1})
 				require.NoError(t, err)
 				cx := res.Counterexample
 				if e.Fails == "" {

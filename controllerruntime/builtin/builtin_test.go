@@ -149,7 +149,7 @@ func get[T client.Object](t *testing.T, conv *convert.Converter, s model.State, 
 // outside pod deletions.
 func TestBuiltinsConvergeUnderEveryFault(t *testing.T) {
 	sc := worldScenario(converter(t), true, deployment("web", 3, false), job("batch", 2, 6, false))
-	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}, properties.SearchOptions{Checks: 60, Seed: 1})
+	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}, properties.SearchOptions{Test: t, Checks: 60, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("must converge:\n%s\n%v", cx.Report(), cx.Trace)

@@ -33,8 +33,9 @@ func main() {
 
 func singleton() properties.Scenario {
 	return properties.Scenario{
-		Name: "my-singleton",
-		Doc:  "one replica, chaos deleting its pod, no expectations: over-creates on a stale cache",
+		Name:    "my-singleton",
+		Program: "go run ./examples/myfuzzrun",
+		Doc:     "one replica, chaos deleting its pod, no expectations: over-creates on a stale cache",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
 			if err := c.AddController(replicaset.Level(replicaset.LevelOptions{Name: "my-controller", Resync: 20})); err != nil {

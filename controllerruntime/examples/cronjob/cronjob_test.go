@@ -4,7 +4,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
 	"github.com/converge-sim/converge/faults"
@@ -30,8 +29,7 @@ func converter(t *testing.T) *convert.Converter {
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix) *properties.SearchResult {
 	t.Helper()
 	res, err := properties.Search(sc, mix, properties.SearchOptions{
-		Checks: checks, Seed: crt.TestSeed(1), Wrap: crt.InBubble(t),
-		ReplayCommand: crt.GoTestReplay(t),
+		Checks: checks, Seed: 1, Wrap: properties.InBubble(t), Test: t,
 	})
 	require.NoError(t, err)
 	return res

@@ -5,7 +5,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
 	"github.com/converge-sim/converge/faults"
@@ -35,7 +34,7 @@ func converter(t *testing.T) *convert.Converter {
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix) *properties.SearchResult {
 	t.Helper()
 	res, err := properties.Search(sc, mix, properties.SearchOptions{
-		Checks: checks, Seed: crt.TestSeed(1), Wrap: crt.InBubble(t), ReplayCommand: crt.GoTestReplay(t),
+		Checks: checks, Seed: 1, Wrap: properties.InBubble(t), Test: t,
 	})
 	require.NoError(t, err)
 	return res
@@ -79,9 +78,9 @@ func TestForgettingOwnsNeverSeesTheDeploymentReady(t *testing.T) {
 	t.Logf("shrunk counterexample:\n%s", cx.Report())
 
 	// The printed line replays: -rapid.seed=N makes the search start at N
-	// (crt.TestSeed), whose first run is the failure, shrunk the same way.
+	// (SearchOptions.Test), whose first run is the failure, shrunk the same way.
 	again, err := properties.Search(memcached.Scenario("memcached-bug", conv, memcached.Options{ForgetOwns: true}), edits,
-		properties.SearchOptions{Checks: 1, Seed: cx.Seed, Wrap: crt.InBubble(t)})
+		properties.SearchOptions{Checks: 1, Seed: cx.Seed, Wrap: properties.InBubble(t), Test: t})
 	require.NoError(t, err)
 	require.NotNil(t, again.Counterexample)
 	assert.Equal(t, cx.Failure.Report(cx.Schedule), again.Counterexample.Failure.Report(again.Counterexample.Schedule))

@@ -23,7 +23,7 @@ func world(t *testing.T) schemaops.World {
 
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix) *properties.SearchResult {
 	t.Helper()
-	res, err := properties.Search(sc, mix, properties.SearchOptions{Checks: checks, Seed: 1})
+	res, err := properties.Search(sc, mix, properties.SearchOptions{Test: t, Checks: checks, Seed: 1})
 	require.NoError(t, err)
 	return res
 }

@@ -1,0 +1,94 @@
+package properties_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// userFailureEnv makes TestAUserScenarioFails run, under the fault mix it
+// names: it is the user's test that TestTheReplayLineReplaysAUserTest runs
+// in a subprocess.
+const userFailureEnv = "CONVERGE_USER_FAILURE"
+
+// TestAUserScenarioFails stands for a user's own property test: a
+// scenario no fuzzrun program knows (no Program), which fails.
+func TestAUserScenarioFails(t *testing.T) {
+	env := os.Getenv(userFailureEnv)
+	if env == "" {
+		t.Skip("a failing user test, run in a subprocess by TestTheReplayLineReplaysAUserTest")
+	}
+	mix, err := faults.ParseMix(env)
+	require.NoError(t, err)
+	sc := scenarios.ReplicaSetEdge()
+	sc.Name, sc.Program = "my-edge", ""
+	properties.Check(t, sc, mix)
+}
+
+// reportPattern matches Check's report of the user's failure, from its
+// seed to its replay line.
+var reportPattern = regexp.MustCompile(`(?s)scenario my-edge, faults [a-z,]+, seed (\d+): .*?replay: ([^\n]*)\n`)
+
+// TestTheReplayLineReplaysAUserTest runs the user's failing test with go
+// test, as a user does, reads the replay line it printed, runs that exact
+// line from the module root, and requires the same failure, seed and
+// report.
+func TestTheReplayLineReplaysAUserTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test four times")
+	}
+	for _, tc := range []struct {
+		name, mix string
+		// start is the seed the user's run starts from.
+		start string
+		// seed is the line's seed: the failing one, or for a
+		// counterexample of the second search (one bug, one finding)
+		// the one both searches started from.
+		seed string
+	}{
+		// From seed 10 two runs pass and the third, seed 13, fails.
+		{"first search", "drop", "10", "13"},
+		// drop's counterexample needs the adversarial fault; a second
+		// search under restart alone finds one.
+		{"second search", "drop,restart", "3", "3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(dir, name string, args ...string) string {
+				cmd := exec.Command(name, args...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), userFailureEnv+"="+tc.mix)
+				out, err := cmd.CombinedOutput()
+				var exit *exec.ExitError
+				require.True(t, errors.As(err, &exit), "the user's test must fail: %v\n%s", err, out)
+				return string(out)
+			}
+			first := run(".", "go", "test", "-count=1", "-run", "^TestAUserScenarioFails$", "-rapid.seed="+tc.start)
+			m := reportPattern.FindStringSubmatch(first)
+			require.NotNil(t, m, "no report in:\n%s", first)
+			line := m[2]
+			require.Equal(t, `go test ./properties -run '^TestAUserScenarioFails$' -rapid.seed=`+tc.seed, line)
+
+			again := run("..", "sh", "-c", line)
+			m2 := reportPattern.FindStringSubmatch(again)
+			require.NotNil(t, m2, "no report in:\n%s", again)
+			assert.Equal(t, m[0], m2[0], "the replay reports the same failure, seed and line")
+		})
+	}
+}
+
+// TestASearchWithNoWayToReplayIsAnError: a scenario without Program,
+// searched outside a test, could print no line that replays its findings.
+func TestASearchWithNoWayToReplayIsAnError(t *testing.T) {
+	sc := scenarios.ReplicaSetEdge()
+	sc.Program = ""
+	_, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.SearchOptions{Checks: 1, Seed: 1})
+	assert.ErrorContains(t, err, "scenario replicaset-edge: a finding could not be replayed: declare Scenario.Program")
+}
