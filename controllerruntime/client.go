@@ -83,12 +83,16 @@ func (cl *modelClient) Create(_ context.Context, obj client.Object, opts ...clie
 }
 
 // Update writes obj's metadata and spec, with obj's resourceVersion as
-// precondition when it has one; on success obj holds what the server
-// stored, status included.
+// precondition when it has one (a custom resource must have one: see
+// requireResourceVersion); on success obj holds what the server stored,
+// status included.
 func (cl *modelClient) Update(_ context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
 	if len(uo.DryRun) > 0 {
 		return unsupported("dry run")
+	}
+	if err := cl.requireResourceVersion(obj, model.VerbUpdate); err != nil {
+		return err
 	}
 	return cl.writeRecorded(obj, obj, uo.FieldManager, false, func(mo *model.Object) error { return cl.w.Update(mo) })
 }

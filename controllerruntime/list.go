@@ -47,7 +47,7 @@ func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *clie
 		return nil, fmt.Errorf("continue list option is not supported by the cache")
 	}
 	if lo.FieldSelector != nil {
-		if err := cl.checkFields(kind, lo.FieldSelector); err != nil {
+		if err := cl.checkFields(indexKeyOf(kind, like), lo.FieldSelector); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +78,7 @@ func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *clie
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
 			continue
 		}
-		if lo.FieldSelector != nil && !cl.matchFields(kind, obj, lo.FieldSelector) {
+		if lo.FieldSelector != nil && !cl.matchFields(indexKeyOf(kind, like), obj, lo.FieldSelector) {
 			continue
 		}
 		out = append(out, obj)
@@ -105,13 +105,14 @@ func equalities(sel labels.Selector) model.Selector {
 }
 
 // checkFields rejects what controller-runtime's cache rejects: a field
-// selector that is not all exact matches, or on a field nobody indexed.
-func (cl *modelClient) checkFields(kind string, sel fields.Selector) error {
+// selector that is not all exact matches, or on a field nobody indexed
+// for the kind in the caller's form (typed or unstructured: see indexKey).
+func (cl *modelClient) checkFields(k indexKey, sel fields.Selector) error {
 	for _, r := range sel.Requirements() {
 		if r.Operator != selection.Equals && r.Operator != selection.DoubleEquals {
 			return fmt.Errorf("non-exact field matches are not supported by the cache")
 		}
-		if r.Field != "metadata.name" && r.Field != "metadata.namespace" && cl.indexes[kind][r.Field] == nil {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" && cl.indexes[k][r.Field] == nil {
 			return fmt.Errorf("index with name field:%s does not exist", r.Field)
 		}
 	}
@@ -119,7 +120,7 @@ func (cl *modelClient) checkFields(kind string, sel fields.Selector) error {
 }
 
 // matchFields reports whether obj has every field value sel asks for.
-func (cl *modelClient) matchFields(kind string, obj client.Object, sel fields.Selector) bool {
+func (cl *modelClient) matchFields(k indexKey, obj client.Object, sel fields.Selector) bool {
 	for _, r := range sel.Requirements() {
 		var values []string
 		switch r.Field {
@@ -128,7 +129,7 @@ func (cl *modelClient) matchFields(kind string, obj client.Object, sel fields.Se
 		case "metadata.namespace":
 			values = []string{obj.GetNamespace()}
 		default:
-			values = cl.indexes[kind][r.Field](obj)
+			values = cl.indexes[k][r.Field](obj)
 		}
 		if !slices.Contains(values, r.Value) {
 			return false

@@ -20,7 +20,7 @@ type env struct {
 	apiServer
 	conv    *convert.Converter
 	mapper  *restMapper
-	indexes map[string]map[string]client.IndexerFunc // kind → field → extractor
+	indexes map[indexKey]map[string]client.IndexerFunc // kind and form → field → extractor
 	// memo is nil where the env outlives one cluster (invariants).
 	memo memo
 	// versions, when set, memoizes by stored version instead: for
@@ -29,7 +29,7 @@ type env struct {
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
-	return &env{conv: conv, mapper: &restMapper{conv: conv, clusterScoped: clusterScoped}, indexes: map[string]map[string]client.IndexerFunc{}}
+	return &env{conv: conv, mapper: &restMapper{conv: conv, clusterScoped: clusterScoped}, indexes: map[indexKey]map[string]client.IndexerFunc{}}
 }
 
 // ManagerOptions configures a Manager.
@@ -119,18 +119,7 @@ func (m *Manager) GetFieldIndexer() client.FieldIndexer { return m }
 // with List(…, client.MatchingFields{field: value}). Call it before the
 // cluster starts, as with controller-runtime.
 func (m *Manager) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	kind, err := m.conv.Kind(obj)
-	if err != nil {
-		return err
-	}
-	if m.indexes[kind] == nil {
-		m.indexes[kind] = map[string]client.IndexerFunc{}
-	}
-	if m.indexes[kind][field] != nil {
-		return fmt.Errorf("indexer conflict: field %s of %s is already indexed", field, kind)
-	}
-	m.indexes[kind][field] = extract
-	return nil
+	return m.indexField(obj, field, extract)
 }
 
 // Apply creates objects as the scenario's setup; an object's status is

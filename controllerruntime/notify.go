@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/model"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -24,21 +24,15 @@ type notifier struct {
 
 // notify is the model.Controller's Notify function.
 func (n *notifier) notify(note model.Notification) []model.Request {
-	var obj, old client.Object
+	var forms eventForms
 	q := &collector{}
 	ctx := context.Background()
 	for _, w := range n.sources {
 		if w.kind != note.Kind {
 			continue
 		}
-		if obj == nil {
-			obj = n.typed(note.Object)
-			if note.Old == note.Object {
-				old = obj
-			} else if note.Old != nil {
-				old = n.typed(note.Old)
-			}
-		}
+		_, u := w.obj.(runtime.Unstructured)
+		obj, old := forms.get(n.env, note, u)
 		switch note.Type {
 		case model.Added:
 			e := event.CreateEvent{Object: obj}

@@ -64,7 +64,7 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 	if setup == nil {
 		return errors.New("Setup needs a setup function")
 	}
-	probe := m.newProjectManager(nil)
+	probe := m.newProjectManager(nil, "")
 	ctrls, err := probe.run(setup)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		return out
 	}
 	spec.NewReconciler = func(mc model.Client) model.Reconciler {
-		pm := m.newProjectManager(mc)
+		pm := m.newProjectManager(mc, name)
 		ctrls, err := pm.run(setup)
 		if err != nil {
 			panic(fmt.Sprintf("controllerruntime: the setup failed when controller %s (re)started: %v", name, err))
@@ -208,8 +208,13 @@ type projectManager struct {
 
 var _ manager.Manager = (*projectManager)(nil)
 
-func (m *Manager) newProjectManager(mc model.Client) *projectManager {
-	e := &env{conv: m.conv, mapper: m.mapper, indexes: map[string]map[string]client.IndexerFunc{}, memo: m.memo}
+// newProjectManager returns the manager a setup runs against, for the
+// controller named name (the caller its client writes as) bound to the
+// model client mc, or unbound when mc is nil. Its clients share the
+// manager's API server (served kinds, status subresources, managed
+// fields, rejections).
+func (m *Manager) newProjectManager(mc model.Client, name string) *projectManager {
+	e := &env{conv: m.conv, mapper: m.mapper, apiServer: m.apiServer, indexes: map[indexKey]map[string]client.IndexerFunc{}, memo: m.memo}
 	pm := &projectManager{m: m, env: e, webhook: &webhookServer{}}
 	var r reader = unbound{}
 	var w writer = unbound{}
@@ -222,7 +227,7 @@ func (m *Manager) newProjectManager(mc model.Client) *projectManager {
 		r, w, live = mc, mc, liveReader{api}
 		pm.events = eventSink{w: mc, conv: m.conv, now: mc.Now}
 	}
-	pm.client = &modelClient{env: e, cache: r, live: live, w: w}
+	pm.client = &modelClient{env: e, cache: r, live: live, w: w, name: name}
 	pm.api = &modelClient{env: e, cache: live, live: live}
 	pm.cache = &modelCache{pm: pm}
 	return pm
@@ -459,19 +464,7 @@ func (c *modelCache) List(ctx context.Context, list client.ObjectList, opts ...c
 
 // IndexField lets every client of this setup select obj's kind by field.
 func (c *modelCache) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	e := c.pm.env
-	kind, err := e.conv.Kind(obj)
-	if err != nil {
-		return err
-	}
-	if e.indexes[kind] == nil {
-		e.indexes[kind] = map[string]client.IndexerFunc{}
-	}
-	if e.indexes[kind][field] != nil {
-		return fmt.Errorf("indexer conflict: field %s of %s is already indexed", field, kind)
-	}
-	e.indexes[kind][field] = extract
-	return nil
+	return c.pm.env.indexField(obj, field, extract)
 }
 
 func (c *modelCache) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/converge-sim/converge/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -33,12 +35,15 @@ const internalPackage = "sigs.k8s.io/controller-runtime/pkg/internal/"
 // its event handler and predicates, as reflect values (their type
 // parameter is the watched object type).
 type kindSource struct {
-	kind        string
-	gvkOnly     bool // a metadata-only watch (builder.OnlyMetadata)
-	handler     reflect.Value
-	predicates  reflect.Value
-	owner       bool
-	description string
+	kind    string
+	gvkOnly bool // a metadata-only watch (builder.OnlyMetadata)
+	// unstructured: the watch was declared with an unstructured object,
+	// so its handlers and predicates get unstructured objects.
+	unstructured bool
+	handler      reflect.Value
+	predicates   reflect.Value
+	owner        bool
+	description  string
 }
 
 // controllerValue returns the struct inside a controller-runtime
@@ -82,7 +87,8 @@ func (e *env) kindOf(src crsource.TypedSource[reconcile.Request]) (*kindSource, 
 	if !ok || typ.IsNil() {
 		return nil, fmt.Errorf("source %v has no object type", src)
 	}
-	ks := &kindSource{handler: handler.Elem(), predicates: preds, description: fmt.Sprint(src)}
+	_, isUnstructured := obj.(runtime.Unstructured)
+	ks := &kindSource{handler: handler.Elem(), predicates: preds, description: fmt.Sprint(src), unstructured: isUnstructured}
 	if pom, ok := obj.(*metav1.PartialObjectMetadata); ok {
 		gvk := pom.GroupVersionKind()
 		full, err := e.conv.Scheme().New(gvk)
@@ -106,20 +112,12 @@ func (e *env) kindOf(src crsource.TypedSource[reconcile.Request]) (*kindSource, 
 // event handler does: every predicate must pass, then the handler enqueues
 // into q.
 func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.Notification, q *collector) {
-	var obj, old client.Object
+	var forms eventForms
 	for _, s := range sources {
 		if s.kind != note.Kind {
 			continue
 		}
-		if obj == nil {
-			obj = e.typed(note.Object)
-			switch {
-			case note.Old == note.Object:
-				old = obj
-			case note.Old != nil:
-				old = e.typed(note.Old)
-			}
-		}
+		obj, old := forms.get(e, note, s.unstructured && !s.gvkOnly)
 		o, ol := obj, old
 		if ol == nil {
 			ol = o
@@ -168,10 +166,39 @@ func eventMethod(t model.EventType) string {
 	return "Create"
 }
 
-// typed decodes a stored object the informer handed over; failing to
-// decode it is a finding (a real informer would log and drop it).
-func (e *env) typed(mo *model.Object) client.Object {
-	obj, err := e.conv.New(mo.Kind)
+// eventForms decodes a notification's objects once per form a watch
+// asks for: typed, or unstructured as controller-runtime's unstructured
+// informer hands them over.
+type eventForms [2]struct{ obj, old client.Object }
+
+// get returns the notification's new and old object in the form asked for.
+func (f *eventForms) get(e *env, note model.Notification, unstructured bool) (obj, old client.Object) {
+	i := 0
+	if unstructured {
+		i = 1
+	}
+	if f[i].obj == nil {
+		f[i].obj = e.eventObject(note.Object, unstructured)
+		switch {
+		case note.Old == note.Object:
+			f[i].old = f[i].obj
+		case note.Old != nil:
+			f[i].old = e.eventObject(note.Old, unstructured)
+		}
+	}
+	return f[i].obj, f[i].old
+}
+
+// eventObject decodes a stored object the informer handed over, typed or
+// unstructured (a kind without a Go type is unstructured either way);
+// failing to decode it is a finding (a real informer would log and drop
+// it).
+func (e *env) eventObject(mo *model.Object, asUnstructured bool) client.Object {
+	var like runtime.Object
+	if asUnstructured {
+		like = &unstructured.Unstructured{}
+	}
+	obj, err := e.newObject(mo.Kind, like)
 	if err == nil {
 		err = e.fromModel(mo, obj)
 	}

@@ -41,6 +41,9 @@ func (s statusWriter) Update(_ context.Context, obj client.Object, opts ...clien
 	if err := s.cl.statusCheck(obj); err != nil {
 		return err
 	}
+	if err := s.cl.requireResourceVersion(obj, model.VerbUpdateStatus); err != nil {
+		return err
+	}
 	return s.cl.writeRecorded(obj, obj, uo.FieldManager, true, func(mo *model.Object) error { return s.cl.w.UpdateStatus(mo) })
 }
 

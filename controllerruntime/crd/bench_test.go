@@ -36,7 +36,6 @@ func BenchmarkStatusWrite(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				obj.Status.ActiveCount = int32(i%2 + 1)
 				obj.Status.Active = []string{"b-0", "b-1", "b-2"}[:i%2+1]
-				obj.ResourceVersion = ""
 				if err := c.Status().Update(ctx, obj); err != nil {
 					b.Fatal(err)
 				}

@@ -177,6 +177,14 @@ func TestBadManifestsFailAtLoadNamingFileAndPath(t *testing.T) {
 	}
 	_, err := crd.Load(filepath.Join(t.TempDir(), "missing.yaml"))
 	assert.ErrorContains(t, err, "missing.yaml")
+	empty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(empty, "README.md"), []byte("no manifests here"), 0o600))
+	_, err = crd.Load(bases, empty)
+	assert.ErrorContains(t, err, empty+" defines no CustomResourceDefinition", "a directory without CRDs")
+	comments := filepath.Join(empty, "only-comments.yaml")
+	require.NoError(t, os.WriteFile(comments, []byte("# nothing\n---\n"), 0o600))
+	_, err = crd.Load(comments)
+	assert.ErrorContains(t, err, comments+" defines no CustomResourceDefinition", "a file without CRDs")
 	_, err = crd.Load(bases, filepath.Join(bases, "ops.example.com_apps.yaml"))
 	assert.ErrorContains(t, err, "kind App.ops.example.com is already defined in "+filepath.Join(bases, "ops.example.com_apps.yaml"))
 }

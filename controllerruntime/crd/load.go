@@ -52,6 +52,9 @@ type Version struct {
 	Namespaced bool
 	// Status says the version has a status subresource.
 	Status bool
+	// Plural is the resource's name (spec.names.plural), which the API
+	// server's errors name.
+	Plural string
 
 	structural *structuralschema.Structural
 	strategy   strategy
@@ -94,6 +97,7 @@ func Load(paths ...string) (*Set, error) {
 			}
 			slices.Sort(files)
 		}
+		before := len(s.from)
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
@@ -102,6 +106,9 @@ func Load(paths ...string) (*Set, error) {
 			if err := s.Add(f, data); err != nil {
 				return nil, err
 			}
+		}
+		if len(s.from) == before {
+			return nil, fmt.Errorf("crd: %s defines no CustomResourceDefinition (a directory is read for its .yaml and .yml files)", p)
 		}
 	}
 	return s, nil
@@ -233,7 +240,7 @@ func newVersion(crd *apiextensions.CustomResourceDefinition, version string) (*V
 	}
 	namespaced := crd.Spec.Scope == apiextensions.NamespaceScoped
 	main := customresource.NewStrategy(runtime.NewScheme(), namespaced, gvk, validator, statusValidator, st, statusSub, scale, nil)
-	ver := &Version{GVK: gvk, Namespaced: namespaced, Status: statusSub != nil, structural: st, strategy: main}
+	ver := &Version{GVK: gvk, Namespaced: namespaced, Status: statusSub != nil, Plural: crd.Spec.Names.Plural, structural: st, strategy: main}
 	if statusSub != nil {
 		ver.status = customresource.NewStatusStrategy(main)
 	}
