@@ -47,7 +47,7 @@ func TestDiagnosisListsObjectsASelectorSelects(t *testing.T) {
 			}
 			return c, c.Apply(replicaset.New("default", "web", 1))
 		}}
-		res, err := properties.Search(sc, nil, properties.SearchOptions{Checks: 1, Seed: 1})
+		res, err := properties.Search(sc, nil, properties.SearchOptions{Checks: 1, Seed: 1, Test: t})
 		require.NoError(t, err)
 		require.NotNil(t, res.Counterexample)
 		require.Equal(t, properties.GoalUnmet, res.Counterexample.Failure.Verdict)
@@ -80,7 +80,7 @@ func TestDiagnosisListsObjectsAWatchMapsToTheObject(t *testing.T) {
 		}
 		return c, c.Apply(replicaset.New("default", "web", 1))
 	}}
-	res, err := properties.Search(sc, nil, properties.SearchOptions{Checks: 1, Seed: 1})
+	res, err := properties.Search(sc, nil, properties.SearchOptions{Checks: 1, Seed: 1, Test: t})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample)
 	lines := res.Counterexample.Failure.Diagnosis
