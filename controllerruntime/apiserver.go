@@ -47,9 +47,6 @@ type apiServer struct {
 	// noStatus holds the custom resource kinds whose CRD has no status
 	// subresource.
 	noStatus map[string]bool
-	// plurals holds the resource names of the custom resource kinds
-	// with a loaded CRD.
-	plurals map[string]string
 	// served, when set, says whether the API server serves a kind (see
 	// env.kind).
 	served func(kind string) error
@@ -79,9 +76,9 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 		return
 	}
 	e.noStatus = map[string]bool{}
-	e.plurals = map[string]string{}
+	e.mapper.plurals = map[string]string{}
 	for _, v := range crds.Versions() {
-		e.plurals[v.GVK.Kind] = v.Plural
+		e.mapper.plurals[v.GVK.Kind] = v.Plural
 		if !v.Namespaced {
 			e.mapper.clusterScoped[v.GVK.Kind] = true
 		}

@@ -3,7 +3,6 @@ package controllerruntime
 import (
 	"github.com/converge-sim/converge/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -39,8 +38,11 @@ func (cl *modelClient) requireResourceVersion(obj client.Object, verb model.Verb
 	if _, err := cl.live.Get(ref.Kind, ref.Namespace, ref.Name); err != nil {
 		return nil // the write answers NotFound, or the read's error, itself
 	}
+	// The registry's error names the resource where other Invalid
+	// errors name the kind.
 	fe := field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update")
-	err = unconditionalUpdateError(gvk, cl.plurals[kind], ref.Name, fe)
+	plural, _ := cl.mapper.resource(gvk)
+	err = apierrors.NewInvalid(schema.GroupKind{Group: gvk.Group, Kind: plural.Resource}, ref.Name, field.ErrorList{fe})
 	if cl.reject != nil && cl.name != "" {
 		se := &model.StatusError{Reason: model.ReasonInvalid, Message: err.Error(), Causes: []model.Cause{{
 			Type: string(fe.Type), Field: fe.Field, Message: fe.ErrorBody(), Rule: "resourceVersion required for an update of a custom resource",
@@ -48,15 +50,4 @@ func (cl *modelClient) requireResourceVersion(obj client.Object, verb model.Verb
 		cl.reject(cl.name, verb, ref, se)
 	}
 	return err
-}
-
-// unconditionalUpdateError is the registry's error, which names the
-// resource (plural, the CRD's when loaded, else guessed) where other
-// Invalid errors name the kind.
-func unconditionalUpdateError(gvk schema.GroupVersionKind, plural, name string, fe *field.Error) error {
-	if plural == "" {
-		gr, _ := meta.UnsafeGuessKindToResource(gvk)
-		plural = gr.Resource
-	}
-	return apierrors.NewInvalid(schema.GroupKind{Group: gvk.Group, Kind: plural}, name, field.ErrorList{fe})
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/converge-sim/converge/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -24,7 +23,7 @@ func (cl *modelClient) apiError(err error, gvk schema.GroupVersionKind, name str
 	if !errors.As(err, &se) {
 		return err
 	}
-	gr, _ := meta.UnsafeGuessKindToResource(gvk)
+	gr, _ := cl.mapper.resource(gvk)
 	res := gr.GroupResource()
 	msg := se.Message
 	switch se.Reason {

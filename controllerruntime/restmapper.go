@@ -18,12 +18,18 @@ var clusterScopedKinds = map[string]bool{
 	"CertificateSigningRequest": true,
 }
 
-// restMapper maps the converter's kinds to resources, guessing plurals as
-// meta.UnsafeGuessKindToResource does. A kind is namespaced unless it is a
-// built-in cluster-scoped kind or listed in ManagerOptions.ClusterScoped.
+// restMapper maps the converter's kinds to resources: a custom resource
+// to the plural its CRD names, any other kind to the plural
+// meta.UnsafeGuessKindToResource guesses, as the API server's discovery
+// would name the built-ins. A kind is namespaced unless it is a built-in
+// cluster-scoped kind, listed in ManagerOptions.ClusterScoped, or defined
+// cluster-scoped by its CRD.
 type restMapper struct {
 	conv          *convert.Converter
 	clusterScoped map[string]bool
+	// plurals holds the resource names of the custom resource kinds with
+	// a loaded CRD.
+	plurals map[string]string
 }
 
 var _ meta.RESTMapper = (*restMapper)(nil)
@@ -32,8 +38,17 @@ func (m *restMapper) namespaced(kind string) bool {
 	return !clusterScopedKinds[kind] && !m.clusterScoped[kind]
 }
 
+// resource returns gvk's resource, plural and singular.
+func (m *restMapper) resource(gvk schema.GroupVersionKind) (plural, singular schema.GroupVersionResource) {
+	plural, singular = meta.UnsafeGuessKindToResource(gvk)
+	if p, ok := m.plurals[gvk.Kind]; ok {
+		plural.Resource = p
+	}
+	return plural, singular
+}
+
 func (m *restMapper) mapping(gvk schema.GroupVersionKind) *meta.RESTMapping {
-	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	plural, _ := m.resource(gvk)
 	scope := meta.RESTScopeNamespace
 	if !m.namespaced(gvk.Kind) {
 		scope = meta.RESTScopeRoot
@@ -59,7 +74,7 @@ func (m *restMapper) RESTMappings(gk schema.GroupKind, versions ...string) ([]*m
 	return []*meta.RESTMapping{r}, nil
 }
 
-// KindFor returns the kind whose guessed resource is resource.
+// KindFor returns the kind whose resource is resource.
 func (m *restMapper) KindFor(resource schema.GroupVersionResource) (schema.GroupVersionKind, error) {
 	kinds, err := m.KindsFor(resource)
 	if err != nil {
@@ -68,11 +83,11 @@ func (m *restMapper) KindFor(resource schema.GroupVersionResource) (schema.Group
 	return kinds[0], nil
 }
 
-// KindsFor returns the kinds whose guessed resource is resource.
+// KindsFor returns the kinds whose resource is resource.
 func (m *restMapper) KindsFor(resource schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
 	var out []schema.GroupVersionKind
 	for _, gvk := range m.conv.GVKs() {
-		plural, singular := meta.UnsafeGuessKindToResource(gvk)
+		plural, singular := m.resource(gvk)
 		r := resource.Resource
 		if gvk.Group == resource.Group && (r == plural.Resource || r == singular.Resource) &&
 			(resource.Version == "" || resource.Version == gvk.Version) {
@@ -103,10 +118,10 @@ func (m *restMapper) ResourcesFor(input schema.GroupVersionResource) ([]schema.G
 	return []schema.GroupVersionResource{r}, nil
 }
 
-// ResourceSingularizer returns the singular of a guessed plural resource.
+// ResourceSingularizer returns the singular of a plural resource.
 func (m *restMapper) ResourceSingularizer(resource string) (string, error) {
 	for _, gvk := range m.conv.GVKs() {
-		plural, singular := meta.UnsafeGuessKindToResource(gvk)
+		plural, singular := m.resource(gvk)
 		if plural.Resource == resource {
 			return singular.Resource, nil
 		}
