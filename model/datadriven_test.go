@@ -87,36 +87,51 @@ func runScripts(t *testing.T, pattern string, newDriver func(t *testing.T) func(
 			if err != nil {
 				t.Fatal(err)
 			}
-			chunks, err := parseScript(file, string(src))
+			got, diffs, err := checkScript(file, string(src), newDriver(t))
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := newDriver(t)
-			var out strings.Builder
-			for _, ch := range chunks {
-				if ch.tc == nil {
-					out.WriteString(ch.text + "\n")
-					continue
+			if !*rewrite {
+				for _, d := range diffs {
+					t.Error(d)
 				}
-				got := strings.TrimRight(run(ch.tc), "\n")
-				if strings.Contains(got, "\n\n") {
-					t.Fatalf("%s:%d: output has a blank line, which a script cannot hold:\n%s", file, ch.tc.line, got)
-				}
-				out.WriteString(strings.Join(append([]string{ch.tc.cmd}, ch.tc.args...), " ") + "\n----\n")
-				if got != "" {
-					out.WriteString(got + "\n")
-				}
-				if !*rewrite && got != ch.tc.want {
-					t.Errorf("%s:%d: %s: output differs (-want +got):\n%s", file, ch.tc.line, ch.tc.cmd, lineDiff(ch.tc.want, got))
-				}
+				return
 			}
-			if *rewrite {
-				if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
+}
+
+// checkScript runs the script src (from file) with run. It returns the
+// script with every expected output replaced by the actual one, and a
+// report with file:line and a diff for each case whose output differs.
+func checkScript(file, src string, run func(tc *scriptCase) string) (string, []string, error) {
+	chunks, err := parseScript(file, src)
+	if err != nil {
+		return "", nil, err
+	}
+	var out strings.Builder
+	var diffs []string
+	for _, ch := range chunks {
+		if ch.tc == nil {
+			out.WriteString(ch.text + "\n")
+			continue
+		}
+		got := strings.TrimRight(run(ch.tc), "\n")
+		if strings.Contains(got, "\n\n") {
+			return "", nil, fmt.Errorf("%s:%d: output has a blank line, which a script cannot hold:\n%s", file, ch.tc.line, got)
+		}
+		out.WriteString(strings.Join(append([]string{ch.tc.cmd}, ch.tc.args...), " ") + "\n----\n")
+		if got != "" {
+			out.WriteString(got + "\n")
+		}
+		if got != ch.tc.want {
+			diffs = append(diffs, fmt.Sprintf("%s:%d: %s: output differs (-want +got):\n%s", file, ch.tc.line, ch.tc.cmd, lineDiff(ch.tc.want, got)))
+		}
+	}
+	return out.String(), diffs, nil
 }
 
 // lineDiff renders a minimal line diff of want and got: "-" for lines only
@@ -175,5 +190,27 @@ func TestParseScript(t *testing.T) {
 	}
 	if d := lineDiff("a\nb\nc", "a\nx\nc"); d != "  a\n- b\n+ x\n  c\n" {
 		t.Fatalf("diff:\n%s", d)
+	}
+}
+
+func TestCheckScript(t *testing.T) {
+	echo := func(tc *scriptCase) string { return strings.Join(tc.args, "\n") }
+	src := "# keep me\n\necho a b\n----\na\nc\n\necho\n----\n"
+	got, diffs, err := checkScript("x.txt", src, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# keep me\n\necho a b\n----\na\nb\n\necho\n----\n"; got != want {
+		t.Fatalf("rewritten script:\n%q\nwant\n%q", got, want)
+	}
+	if want := []string{"x.txt:3: echo: output differs (-want +got):\n  a\n- c\n+ b\n"}; fmt.Sprint(diffs) != fmt.Sprint(want) {
+		t.Fatalf("diffs %q, want %q", diffs, want)
+	}
+	if _, diffs, _ := checkScript("x.txt", got, echo); len(diffs) != 0 {
+		t.Fatalf("a rewritten script must pass, got %q", diffs)
+	}
+	blank := func(*scriptCase) string { return "a\n\nb" }
+	if _, _, err := checkScript("x.txt", "echo\n----\n", blank); err == nil || !strings.Contains(err.Error(), "x.txt:1:") {
+		t.Fatalf("output with a blank line must be an error naming its line, got %v", err)
 	}
 }
