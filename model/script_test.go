@@ -78,10 +78,10 @@ func (d *scriptDriver) run(tc *scriptCase) string {
 		err = a.unused()
 	}
 	var b strings.Builder
-	for _, r := range d.c.trace.Records[d.printed:] {
+	for _, r := range d.c.Trace().Records[d.printed:] {
 		b.WriteString(r.String() + "\n")
 	}
-	d.printed = len(d.c.trace.Records)
+	d.printed = len(d.c.Trace().Records)
 	if err != nil {
 		b.WriteString("error: " + err.Error() + "\n")
 	}
@@ -269,10 +269,10 @@ func (d *scriptDriver) describe(act Action) string {
 	c := d.c
 	switch act.Kind {
 	case ActDeliver:
-		inf := c.informers[act.Index]
+		inf := c.Informers()[act.Index]
 		return fmt.Sprintf("deliver %s (%d pending)", inf.Name(), inf.Pending())
 	case ActRewatch:
-		return "rewatch " + c.informers[act.Index].Name()
+		return "rewatch " + c.Informers()[act.Index].Name()
 	case ActReconcile:
 		ctl := c.ctrls[act.Index]
 		return fmt.Sprintf("reconcile %s (%d queued)", ctl.spec.Name, ctl.queue.Len())
@@ -308,9 +308,10 @@ func (d *scriptDriver) runUntil(until Time) error {
 	return fmt.Errorf("still busy after 1000 steps")
 }
 
-// fault applies a fault primitive as one step, as a fault schedule's timer
-// does: its notes, and an error as "fault had no target", go to the
-// step's record.
+// fault applies a fault primitive now, as one step, the way a fault
+// schedule injects it: through a timer set with Interrupt, so that it
+// strikes even while events are in flight. Its notes, and an error as
+// "fault had no target", go to the step's record.
 func (d *scriptDriver) fault(cmd string, a *scriptArgs, line string) error {
 	if cmd == "heal" {
 		if err := a.unused(); err != nil {
@@ -326,11 +327,16 @@ func (d *scriptDriver) fault(cmd string, a *scriptArgs, line string) error {
 	if err != nil {
 		return err
 	}
-	d.c.begin("fault", line, "")
-	if err := apply(); err != nil {
-		d.c.Note("fault had no target: %v", err)
+	tm := d.c.Interrupt(d.c.Now(), "fault", line, func() {
+		if err := apply(); err != nil {
+			d.c.Note("fault had no target: %v", err)
+		}
+	})
+	if next := d.c.NextTimer(); next != tm {
+		tm.Cancel()
+		return fmt.Errorf("timer %q is due first: tick it before the fault", next.Name)
 	}
-	d.c.end()
+	d.c.Do(Action{Kind: ActTimer})
 	return nil
 }
 
