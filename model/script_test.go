@@ -278,8 +278,6 @@ func (d *scriptDriver) describe(act Action) string {
 		return fmt.Sprintf("reconcile %s (%d queued)", ctl.spec.Name, ctl.queue.Len())
 	case ActCollect:
 		return "collect"
-	case ActActor:
-		return "act " + c.actors[act.Index].actor.Name()
 	case ActRival:
 		return "restore " + c.rivals[act.Index].Name
 	case ActTimer:
