@@ -48,16 +48,16 @@ func SpecSelector(o *Object) (sel Selector, ok bool) {
 		matchLabels = "selector.matchLabels"
 		expressions = "selector.matchExpressions"
 	)
-	labels, plain := Selector{}, Selector{}
+	var labels, plain Selector
 	for path, v := range o.Spec {
 		if strings.HasPrefix(path, expressions) {
 			return nil, false
 		}
 		value, isString := v.(string)
 		if k, ok := selectorKey(path, matchLabels); ok && isString {
-			labels[k] = value
+			labels = labels.with(k, value)
 		} else if k, ok := selectorKey(path, root); ok && isString {
-			plain[k] = value
+			plain = plain.with(k, value)
 		}
 	}
 	switch {
@@ -67,6 +67,15 @@ func SpecSelector(o *Object) (sel Selector, ok bool) {
 		return plain, true
 	}
 	return nil, false
+}
+
+// with sets key k to v, making the selector first if it is nil.
+func (s Selector) with(k, v string) Selector {
+	if s == nil {
+		s = Selector{}
+	}
+	s[k] = v
+	return s
 }
 
 // selectorKey returns the key of a path prefix.key or prefix["key"].
