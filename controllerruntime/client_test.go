@@ -196,6 +196,15 @@ func TestDeleteAllOfDeletesWhatTheServerHas(t *testing.T) {
 func TestModelErrorsAreAPIErrors(t *testing.T) {
 	m := newManager(t)
 	c := m.OutsideClient("user")
+	// inject, while set, is the error every call fails with.
+	var inject *model.StatusError
+	applied := false
+	m.Cluster().Server().AddIntercept(func(string, model.Verb, model.Ref) (error, bool) {
+		if inject == nil {
+			return nil, false
+		}
+		return inject, applied
+	})
 	for reason, is := range map[model.Reason]func(error) bool{
 		model.ReasonTimeout:     apierrors.IsTimeout,
 		model.ReasonTooManyReqs: apierrors.IsTooManyRequests,
@@ -204,18 +213,14 @@ func TestModelErrorsAreAPIErrors(t *testing.T) {
 		model.ReasonConflict:    apierrors.IsConflict,
 		model.ReasonInvalid:     apierrors.IsInvalid,
 	} {
-		m.Cluster().Server().SetIntercept(func(string, model.Verb, model.Ref) (error, bool) {
-			return &model.StatusError{Reason: reason, Message: "injected", RetryAfter: 2}, false
-		})
+		inject = &model.StatusError{Reason: reason, Message: "injected", RetryAfter: 2}
 		err := c.Create(ctx, pod("p-"+string(reason), nil))
 		assert.True(t, is(err), "%s: got %v", reason, err)
 	}
-	m.Cluster().Server().SetIntercept(func(string, model.Verb, model.Ref) (error, bool) {
-		return &model.StatusError{Reason: model.ReasonTimeout, Message: "ambiguous"}, true
-	})
+	inject, applied = &model.StatusError{Reason: model.ReasonTimeout, Message: "ambiguous"}, true
 	p := pod("landed", nil)
 	assert.True(t, apierrors.IsTimeout(c.Create(ctx, p)))
 	assert.Empty(t, p.ResourceVersion, "the caller cannot see that it landed")
-	m.Cluster().Server().SetIntercept(nil)
+	inject = nil
 	assert.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(p), p), "but it did")
 }

@@ -166,7 +166,7 @@ func NewCluster(cfg Config) *Cluster {
 	c.debug = c.log.Core().Enabled(zap.DebugLevel)
 	c.server = NewServer(c.clock.Now, cfg.HistoryWindow)
 	c.server.OnWrite(c.recordWrite)
-	c.server.SetIntercept(c.intercept)
+	c.server.AddIntercept(c.intercept)
 	return c
 }
 
@@ -638,7 +638,14 @@ func (c *Cluster) end() {
 }
 
 // OnWrite registers fn to see every effective write, as it happens.
-func (c *Cluster) OnWrite(fn func(Write)) { c.listeners = append(c.listeners, fn) }
+// Listeners add up: they run in the order they were registered, after the
+// cluster has counted the write and before it joins the trace, and before
+// the callbacks added with Server.OnWrite. A nil fn adds nothing.
+func (c *Cluster) OnWrite(fn func(Write)) {
+	if fn != nil {
+		c.listeners = append(c.listeners, fn)
+	}
+}
 
 func (c *Cluster) recordWrite(w Write) {
 	c.writes++

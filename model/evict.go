@@ -1,33 +1,20 @@
 package model
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Eviction follows Kubernetes' eviction subresource: a pod may be evicted
 // only if every PodDisruptionBudget selecting it still allows a disruption.
-// A budget is an object of kind PDBKind whose spec holds "selector.<label>"
-// fields and whose status holds "disruptionsAllowed", kept up to date by a
-// disruption controller; the server takes one disruption from each budget
-// it evicts under.
+// A budget is an object of kind PDBKind whose spec holds a label selector,
+// read by SpecSelector (a budget without one covers no pod), and whose
+// status holds "disruptionsAllowed", kept up to date by a disruption
+// controller; the server takes one disruption from each budget it evicts
+// under.
 const (
 	// PDBKind is the kind of a PodDisruptionBudget.
 	PDBKind = "PodDisruptionBudget"
 	// Evictor is the writer name under which the server updates budgets.
 	Evictor = "eviction"
 )
-
-// budgetSelector returns a budget's label selector.
-func budgetSelector(pdb *Object) Selector {
-	sel := Selector{}
-	for path, v := range pdb.Spec {
-		if label, ok := strings.CutPrefix(path, "selector."); ok {
-			sel[label], _ = v.(string)
-		}
-	}
-	return sel
-}
 
 // Evict deletes a pod on behalf of caller unless a disruption budget
 // forbids it, in which case it fails with TooManyRequests naming the budget,
@@ -43,7 +30,7 @@ func (s *Server) Evict(caller string, ref Ref) error {
 	}
 	var budgets []*Object
 	s.Each(PDBKind, ListOptions{Namespace: pod.Namespace}, func(pdb *Object) bool {
-		if sel := budgetSelector(pdb); len(sel) > 0 && sel.Matches(pod.Labels) {
+		if sel, ok := SpecSelector(pdb); ok && sel.Matches(pod.Labels) {
 			budgets = append(budgets, pdb)
 		}
 		return true

@@ -31,31 +31,33 @@ func (s Selector) String() string {
 	return strings.Join(pairs, ",")
 }
 
-// SpecSelector returns the label selector in an object's spec, for
-// diagnoses that follow it to the objects it selects: the spec's
-// "selector.matchLabels.<key>" entries (a metav1.LabelSelector, as a
-// ReplicaSet, a Deployment, a Job or a PodDisruptionBudget has it), or
-// else its "selector.<key>" entries (a plain map, as a Service has it and
-// the model's own controllers use). A key that is not an identifier may be
-// quoted in brackets: `selector.matchLabels["app.kubernetes.io/name"]`.
-// ok is false when the spec has no selector, an empty one, or one with
-// matchExpressions, which an equality-based Selector cannot state.
+// SpecSelector returns the label selector in an object's spec. It is the
+// one reader of that convention: the eviction API, the reference
+// controllers and the diagnoses all use it, so they agree on which objects
+// a selector covers. It reads the spec's "selector.matchLabels.<key>"
+// entries (a metav1.LabelSelector, as a ReplicaSet, a Deployment, a Job or
+// a PodDisruptionBudget has it), or else its "selector.<key>" entries (a
+// plain map, as a Service has it and the model's own controllers use). A
+// key that is not an identifier may be quoted in brackets:
+// `selector.matchLabels["app.kubernetes.io/name"]`. ok is false when the
+// spec has no selector, an empty one, or one with matchExpressions, which
+// an equality-based Selector cannot state.
 func SpecSelector(o *Object) (sel Selector, ok bool) {
 	const (
 		root        = "selector"
 		matchLabels = "selector.matchLabels"
 		expressions = "selector.matchExpressions"
 	)
-	labels, plain := Selector{}, Selector{}
+	var labels, plain Selector
 	for path, v := range o.Spec {
 		if strings.HasPrefix(path, expressions) {
 			return nil, false
 		}
 		value, isString := v.(string)
 		if k, ok := selectorKey(path, matchLabels); ok && isString {
-			labels[k] = value
+			labels = labels.with(k, value)
 		} else if k, ok := selectorKey(path, root); ok && isString {
-			plain[k] = value
+			plain = plain.with(k, value)
 		}
 	}
 	switch {
@@ -65,6 +67,15 @@ func SpecSelector(o *Object) (sel Selector, ok bool) {
 		return plain, true
 	}
 	return nil, false
+}
+
+// with sets key k to v, making the selector first if it is nil.
+func (s Selector) with(k, v string) Selector {
+	if s == nil {
+		s = Selector{}
+	}
+	s[k] = v
+	return s
 }
 
 // selectorKey returns the key of a path prefix.key or prefix["key"].

@@ -106,7 +106,8 @@ func (w Write) RV() uint64 { return w.Rev }
 // Intercept decides, before the server applies a write, whether the call
 // fails. A nil error lets it through. With applied set, the server applies
 // the write and still returns the error: the ambiguous timeout where the
-// caller cannot tell whether its write landed.
+// caller cannot tell whether its write landed. A server holds a chain of
+// them (Server.AddIntercept).
 type Intercept func(caller string, verb Verb, ref Ref) (err error, applied bool)
 
 // DeleteOptions carries optional preconditions for Delete.
@@ -141,8 +142,11 @@ type Server struct {
 	gcQueue []Ref
 	gcSet   map[Ref]bool
 
-	intercept Intercept
-	onWrite   func(Write)
+	// intercepts and onWrite are the hooks, in the order they were
+	// added; judged turns the intercepts off (see unchecked).
+	intercepts []Intercept
+	judged     bool
+	onWrite    []func(Write)
 
 	// admission, generation and rejections: see admission.go.
 	admission  []Admission
@@ -166,11 +170,28 @@ func NewServer(now func() Time, window int) *Server {
 	}
 }
 
-// SetIntercept installs the hook that decides API errors; nil removes it.
-func (s *Server) SetIntercept(fn Intercept) { s.intercept = fn }
+// AddIntercept appends fn to the hooks that decide API errors. Hooks add
+// up and are never replaced: a cluster installs its own (the fault that
+// fails writes) when it is made, and a hook added later runs after it.
+// For each call the hooks run in the order they were added; the first to
+// return an error decides the call and the rest are not asked. A nil fn
+// adds nothing.
+func (s *Server) AddIntercept(fn Intercept) {
+	if fn != nil {
+		s.intercepts = append(s.intercepts, fn)
+	}
+}
 
-// OnWrite installs a callback that sees every effective write.
-func (s *Server) OnWrite(fn func(Write)) { s.onWrite = fn }
+// OnWrite appends fn to the callbacks that see every effective write.
+// Callbacks add up and are never replaced: a cluster installs its own (the
+// trace recorder, which also calls Cluster.OnWrite's listeners) when it is
+// made, and one added later runs after it. They run in the order they were
+// added. A nil fn adds nothing.
+func (s *Server) OnWrite(fn func(Write)) {
+	if fn != nil {
+		s.onWrite = append(s.onWrite, fn)
+	}
+}
 
 // Revision returns the current resourceVersion of the whole store.
 func (s *Server) Revision() uint64 { return s.rv }
@@ -247,19 +268,26 @@ func (s *Server) Exists(uid UID) bool {
 }
 
 // unchecked runs fn with interception off: the parts of one request that
-// the intercept has already judged.
+// the intercepts have already judged.
 func (s *Server) unchecked(fn func() error) error {
-	saved := s.intercept
-	s.intercept = nil
-	defer func() { s.intercept = saved }()
+	saved := s.judged
+	s.judged = true
+	defer func() { s.judged = saved }()
 	return fn()
 }
 
+// check asks the intercepts, in order, whether the call fails; the first
+// error decides.
 func (s *Server) check(caller string, verb Verb, ref Ref) (error, bool) {
-	if s.intercept == nil {
+	if s.judged {
 		return nil, false
 	}
-	return s.intercept(caller, verb, ref)
+	for _, fn := range s.intercepts {
+		if err, applied := fn(caller, verb, ref); err != nil {
+			return err, applied
+		}
+	}
+	return nil, false
 }
 
 func validate(o *Object) error {
@@ -651,8 +679,8 @@ func (s *Server) emit(t EventType, o *Object, w Write) {
 			wt.pending = append(wt.pending, e)
 		}
 	}
-	if s.onWrite != nil {
-		s.onWrite(w)
+	for _, fn := range s.onWrite {
+		fn(w)
 	}
 }
 

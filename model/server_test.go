@@ -241,12 +241,13 @@ func TestWatchFromCompactedHistoryExpires(t *testing.T) {
 func TestInterceptAmbiguousTimeoutAppliesTheWrite(t *testing.T) {
 	s, _ := newTestServer(10)
 	timeout := &StatusError{Reason: ReasonTimeout, Message: "timed out"}
-	s.SetIntercept(func(caller string, verb Verb, ref Ref) (error, bool) { return timeout, true })
+	applied := true
+	s.AddIntercept(func(caller string, verb Verb, ref Ref) (error, bool) { return timeout, applied })
 	err := s.Create("ctrl", pod("a"))
 	assert.Equal(t, ReasonTimeout, ReasonOf(err))
 	assert.Equal(t, 1, s.Count("Pod"), "the write landed although the caller saw an error")
 
-	s.SetIntercept(func(caller string, verb Verb, ref Ref) (error, bool) { return timeout, false })
+	applied = false
 	assert.Error(t, s.Create("ctrl", pod("b")))
 	assert.Equal(t, 1, s.Count("Pod"))
 }

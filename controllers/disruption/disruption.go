@@ -2,8 +2,10 @@
 // PodDisruptionBudget's status up to date: how many of its pods are healthy
 // and how many disruptions the eviction API may allow.
 //
-// A budget's spec holds "selector.<label>" fields and "minAvailable"; its
-// status "currentHealthy" and "disruptionsAllowed".
+// A budget's spec holds a label selector and "minAvailable"; its status
+// "currentHealthy" and "disruptionsAllowed". The selector is read by
+// model.SpecSelector, as the eviction API reads it, so the two agree on
+// which pods a budget covers: a budget without a selector covers none.
 package disruption
 
 import (
@@ -25,8 +27,10 @@ func New(namespace, name, app string, minAvailable int64) *model.Object {
 	}
 }
 
-func selector(pdb *model.Object) model.Selector {
-	return model.Selector{"app": pdb.Spec.Str("selector.app")}
+// covers reports whether the budget's selector covers the pod.
+func covers(pdb, pod *model.Object) bool {
+	sel, ok := model.SpecSelector(pdb)
+	return ok && sel.Matches(pod.Labels)
 }
 
 // Controller returns the disruption controller, named "disruption".
@@ -39,7 +43,7 @@ func Controller() model.Controller {
 			budgets, _ := c.List(Kind, model.ListOptions{Namespace: pod.Namespace})
 			var out []model.Request
 			for _, b := range budgets {
-				if selector(b).Matches(pod.Labels) {
+				if covers(b, pod) {
 					out = append(out, model.RequestFor(b))
 				}
 			}
@@ -51,9 +55,11 @@ func Controller() model.Controller {
 				if err != nil {
 					return model.Result{}, nil
 				}
-				pods, err := c.List(replicaset.PodKind, model.ListOptions{Namespace: pdb.Namespace, Selector: selector(pdb)})
-				if err != nil {
-					return model.Result{}, err
+				var pods []*model.Object
+				if sel, ok := model.SpecSelector(pdb); ok {
+					if pods, err = c.List(replicaset.PodKind, model.ListOptions{Namespace: pdb.Namespace, Selector: sel}); err != nil {
+						return model.Result{}, err
+					}
 				}
 				status := expected(pdb, pods)
 				if pdb.Status.Equal(status) {
@@ -83,7 +89,11 @@ func expected(pdb *model.Object, pods []*model.Object) model.Fields {
 func UpToDate(s model.State) []model.Unmet {
 	var out []model.Unmet
 	for _, pdb := range s.List(Kind, model.ListOptions{}) {
-		want := expected(pdb, s.List(replicaset.PodKind, model.ListOptions{Namespace: pdb.Namespace, Selector: selector(pdb)}))
+		var pods []*model.Object
+		if sel, ok := model.SpecSelector(pdb); ok {
+			pods = s.List(replicaset.PodKind, model.ListOptions{Namespace: pdb.Namespace, Selector: sel})
+		}
+		want := expected(pdb, pods)
 		if !pdb.Status.Equal(want) {
 			out = append(out, model.Unmet{Object: pdb.Ref(), Message: fmt.Sprintf("reports %s, its pods say %s", pdb.Status, want)})
 		}

@@ -2,13 +2,13 @@
 // level-triggered one (with or without resync, with or without
 // expectations) and its edge-triggered twin, with the goals they must reach.
 //
-// A ReplicaSet's spec has "replicas" and a selector given as "selector.<label>"
-// fields; its pods carry the selector's labels and a controller reference.
+// A ReplicaSet's spec has "replicas" and a label selector, read by
+// model.SpecSelector; its pods carry the selector's labels and a controller
+// reference.
 package replicaset
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -30,15 +30,13 @@ func New(namespace, name string, replicas int64) *model.Object {
 	}
 }
 
-// Selector returns the ReplicaSet's label selector.
+// Selector returns the ReplicaSet's label selector (model.SpecSelector);
+// empty, not nil, when it has none.
 func Selector(rs *model.Object) model.Selector {
-	sel := model.Selector{}
-	for path, v := range rs.Spec {
-		if label, ok := strings.CutPrefix(path, "selector."); ok {
-			sel[label], _ = v.(string)
-		}
+	if sel, ok := model.SpecSelector(rs); ok {
+		return sel
 	}
-	return sel
+	return model.Selector{}
 }
 
 // DefaultImage is the image of pods whose ReplicaSet has no
