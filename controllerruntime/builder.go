@@ -27,7 +27,8 @@ import (
 //
 // Complete takes a constructor rather than a reconciler: the model builds
 // a fresh reconciler at start and after every restart, which loses what
-// the old one kept in memory.
+// the old one kept in memory. The package example declares a controller
+// this way.
 type Builder struct {
 	m       *Manager
 	name    string

@@ -50,7 +50,7 @@ func (vc *virtualClock) sync(c *model.Cluster) {
 	if !vc.bubble {
 		return
 	}
-	if d := vc.conv.Time(vc.userNow(c)).Sub(time.Now()); d > 0 {
+	if d := time.Until(vc.conv.Time(vc.userNow(c)).Time); d > 0 {
 		time.Sleep(d)
 	}
 }

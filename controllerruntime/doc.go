@@ -23,21 +23,23 @@
 // with properties.InBubble) runs each case in a testing/synctest bubble,
 // where the reconciler's clock is the model's. Package builtin has the Job,
 // Deployment, ReplicaSet and pod lifecycle controllers operators lean on.
+// The Manager.Setup example runs this:
 //
-//	err := mgr.Setup(func(m ctrl.Manager) error {
+//	err = mgr.Setup(func(m ctrl.Manager) error {
 //		return (&controller.MyReconciler{Client: m.GetClient(), Scheme: m.GetScheme()}).SetupWithManager(m)
 //	}, crt.SetupOptions{Goals: map[string]crt.GoalFunc{"mykind": myGoal}})
 //
 // A reconciler without SetupWithManager can be declared with this
 // package's look-alike builder instead. The smallest use, inside a
-// properties.Scenario's Build:
+// properties.Scenario's Build (the package example runs it, with the
+// reconciler of examples/replicaset):
 //
 //	c := model.NewCluster(cfg)
 //	mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{SyncPeriod: 20 * time.Second})
 //	err = crt.NewControllerManagedBy(mgr).For(&appsv1.ReplicaSet{}).Owns(&corev1.Pod{}).
-//		WithGoal(podsMatchReplicas).
-//		Complete(func(cl client.Client) reconcile.Reconciler { return &MyReconciler{Client: cl} })
-//	err = mgr.Apply(&appsv1.ReplicaSet{...})
+//		WithGoal(replicaset.PodsMatchReplicas).
+//		Complete(func(cl client.Client) reconcile.Reconciler { return &replicaset.Reconciler{Client: cl, Scheme: mgr.GetScheme()} })
+//	err = mgr.Apply(replicaset.New("default", "web", 3))
 //
 // where conv, built once with convert.New(scheme, convert.Options{}),
 // converts the scheme's types. See README.md for a walk-through and the

@@ -1,5 +1,7 @@
 package controllerruntime_test
 
+//lint:file-ignore SA1019 these projects call GetEventRecorderFor as kubebuilder scaffolds do
+
 import (
 	"context"
 	"errors"

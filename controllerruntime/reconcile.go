@@ -42,5 +42,6 @@ func (a *adapter) Reconcile(req model.Request) (model.Result, error) {
 		}
 		return model.Result{}, err
 	}
-	return model.Result{Requeue: res.Requeue, RequeueAfter: a.conv.Ticks(res.RequeueAfter)}, nil //nolint:staticcheck // Requeue is deprecated, not gone
+	//lint:ignore SA1019 Requeue is deprecated, not gone: reconcilers still set it, and the adapter must honour it
+	return model.Result{Requeue: res.Requeue, RequeueAfter: a.conv.Ticks(res.RequeueAfter)}, nil
 }

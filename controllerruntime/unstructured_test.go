@@ -1,5 +1,7 @@
 package controllerruntime_test
 
+//lint:file-ignore SA1019 these tests cover client.Apply, the deprecated server-side apply that user code still calls
+
 import (
 	"context"
 	"testing"

@@ -2,11 +2,13 @@
 // cluster. Faults are data: a Schedule is a list of (time, fault) that
 // prints, shrinks under rapid, is saved in a finding and replays.
 //
-// The smallest use draws a schedule inside a rapid property and injects it:
+// The smallest use draws a schedule inside a rapid property and injects it
+// into a started cluster (the package Example runs it with Example(seed) in
+// place of Draw):
 //
-//	topo := faults.TopologyOf(cluster, nil)
-//	sched := faults.Schedules(faults.Mix{faults.KindDrop}, topo, faults.Budget{MaxFaults: 2, Horizon: 60}).Draw(t, "faults")
-//	timers, err := sched.Inject(cluster)
+//	topo := faults.TopologyOf(cluster, nil, nil)
+//	sched := faults.Schedules(faults.Mix{faults.KindDrop}, topo, faults.Budget{MaxFaults: 2, Horizon: 60, MaxDown: 10}).Draw(t, "faults")
+//	timers := sched.Inject(cluster)
 package faults
 
 import (

@@ -14,7 +14,7 @@ import (
 // while the bug the finding recorded is still there (see Fixed).
 //
 //	func TestEdgeDropIsFixed(t *testing.T) {
-//		fuzzrun.RequireFixed(t, "testdata/finding-replicaset-edge-goal-unmet-3f2a.json", scenarios.All()...)
+//		fuzzrun.RequireFixed(t, "testdata/finding-replicaset-edge-goal-unmet-6122bddfe348.json", scenarios.All()...)
 //	}
 func RequireFixed(t testing.TB, path string, scenarios ...properties.Scenario) {
 	t.Helper()

@@ -479,7 +479,7 @@ func (c *Cluster) Do(a Action) {
 	c.end()
 }
 
-// LastReconcile reports the reconcile made by the last step: controller,
+// LastReconciled reports the reconcile made by the last step: controller,
 // key and how many effective writes it made. ok is false when the last step
 // was not a reconcile.
 func (c *Cluster) LastReconciled() (controller, key string, writes int, ok bool) {

@@ -435,6 +435,7 @@ func (o *Object) SetField(path string, v any) error {
 		return err
 	}
 	if !ok {
+		//lint:ignore ST1005 the final dot belongs to the prefix metadata.annotations.
 		return fmt.Errorf("field path %q does not start with spec., status., metadata.labels. or metadata.annotations.", path)
 	}
 	if v == nil {

@@ -9,10 +9,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// RejectedWrites: at the fixed point a controller still retries a write
-// that the API server's validation rejects every time (a status that
-// outgrew the schema's maxItems, a sync against an immutable field): the
-// controller is stuck in an endless retry loop, whatever its goals say.
+// RejectedWrites is the verdict when, at the fixed point, a controller
+// still retries a write that the API server's validation rejects every time
+// (a status that outgrew the schema's maxItems, a sync against an immutable
+// field): the controller is stuck in an endless retry loop, whatever its
+// goals say.
 const RejectedWrites Verdict = "rejected-writes"
 
 func failRejectedWrites(t *rapid.T, msg string) { t.Fatal(msg) }

@@ -18,7 +18,8 @@
 // Only the steps in view are drawn, so a run of thousands of steps loads
 // about as fast as a short one.
 //
-// The smallest use, after properties.Replay or properties.Execute:
+// The smallest use, after properties.Replay or properties.Execute (the
+// WriteFile example runs it):
 //
 //	err := timeline.WriteFile("run.html", timeline.Run{
 //		Title:    "scenario replicaset-edge, faults drop, seed 3",

@@ -17,7 +17,8 @@
 //
 // They are simplifications of the real controllers, each documented on its
 // type; see docs/design.md on what the model must keep of a real cluster.
+// The package example declares two of them:
 //
-//	err := mgr.Setup(builtin.Kubelet(mgr, builtin.KubeletOptions{}), crt.SetupOptions{})
-//	err = mgr.Setup(builtin.Jobs(), crt.SetupOptions{})
+//	err = mgr.Setup(builtin.Kubelet(mgr, builtin.KubeletOptions{}), crt.SetupOptions{})
+//	err = mgr.Setup(builtin.Jobs(mgr), crt.SetupOptions{})
 package builtin

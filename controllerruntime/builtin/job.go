@@ -132,7 +132,8 @@ func (r *jobController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			if err := r.Create(ctx, pod); err != nil {
 				if apierrors.IsAlreadyExists(err) {
 					// Our cache has not seen it yet: come back when it has.
-					return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // Requeue is deprecated, not gone
+					//lint:ignore SA1019 Requeue is deprecated, not gone: this wants the rate-limited requeue, which RequeueAfter does not give
+					return ctrl.Result{Requeue: true}, nil
 				}
 				return ctrl.Result{}, err
 			}

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
-// FailAnnotation, set to "true" on a pod (or its template), makes its
-// containers exit with an error every time they start.
+// FailAnnotation is the annotation that, set to "true" on a pod (or its
+// template), makes its containers exit with an error every time they start.
 const FailAnnotation = "converge.dev/fail"
 
 // KubeletOptions configures the Kubelet.

@@ -268,11 +268,11 @@ func place(root *node, p string, v any) error {
 	}
 	switch marker {
 	case "":
-		switch v.(type) {
+		switch v := v.(type) {
 		case string, bool, int64:
 			return n.set(v)
 		case int:
-			return n.set(int64(v.(int)))
+			return n.set(int64(v))
 		}
 		return fmt.Errorf("unsupported value type %T", v)
 	case markFloat:

@@ -148,6 +148,7 @@ func Scenario(name string, conv *convert.Converter, opts Options) properties.Sce
 					},
 				},
 			}
+			//lint:ignore SA1019 server-side apply through Patch, as operators written before Client.Apply do it
 			return c, mgr.OutsideClient("setup").Patch(context.Background(), first, client.Apply, client.FieldOwner("argocd"))
 		},
 	}

@@ -43,6 +43,7 @@ func (r *SyncReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	app.Spec = want
 	err = r.Update(ctx, &app)
 	if apierrors.IsInvalid(err) && r.Replace {
+		//lint:ignore SA1019 Requeue is deprecated, not gone: this wants the rate-limited requeue, which RequeueAfter does not give
 		return ctrl.Result{Requeue: true}, client.IgnoreNotFound(r.Delete(ctx, &app, client.Preconditions{UID: &app.UID}))
 	}
 	return ctrl.Result{}, err

@@ -15,6 +15,7 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "jobs.example.converge.dev", Version: "v1"}
 
 	// SchemeBuilder registers this API's types with a scheme.
+	//lint:ignore SA1019 as the kubebuilder scaffold writes it
 	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
 
 	// AddToScheme adds this API's types to a scheme.

@@ -106,7 +106,8 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if err := r.Create(ctx, dep); err != nil {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // as the scaffold writes it
+		//lint:ignore SA1019 as the operator-sdk scaffold writes it
+		return ctrl.Result{Requeue: true}, nil
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -117,7 +118,8 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if err := r.Update(ctx, found); err != nil {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // as the scaffold writes it
+		//lint:ignore SA1019 as the operator-sdk scaffold writes it
+		return ctrl.Result{Requeue: true}, nil
 	}
 
 	available := metav1.Condition{Type: typeAvailable, Status: metav1.ConditionTrue, Reason: "Reconciling",
