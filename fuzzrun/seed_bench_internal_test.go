@@ -35,12 +35,12 @@ func benchmarkSeed(b *testing.B, s properties.Strategy) {
 		{scenarios.ReplicaSetLevel(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}},
 	} {
 		b.Run(bc.sc.Name, func(b *testing.B) {
-			all := []properties.Scenario{bc.sc}
+			ps := newPlans([]properties.Scenario{bc.sc})
 			seed := uint64(0)
 			for b.Loop() {
 				seed++
 				j := &job{ID: int(seed), Scenario: bc.sc.Name, Faults: bc.mix.String(), Seeds: []uint64{seed}, Budget: time.Hour, Strategy: s.Name, Depth: s.Depth}
-				runJob(j, all, func(r result) {
+				runJob(j, ps, func(r result) {
 					if r.Error != "" || r.Finding != nil {
 						b.Fatalf("seed %d: %+v", seed, r)
 					}
