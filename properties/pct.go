@@ -55,7 +55,7 @@ func staticLayout(c *model.Cluster) pctLayout {
 // estimateSteps estimates PCT's k for layout l of the shape's scenario as
 // the length of the fault phase of one fault-free dry run in which every
 // source gets to act: actors first, the clock last.
-func (s *shape) estimateSteps(l pctLayout) (pctLayout, error) {
+func (sh *shape) estimateSteps(l pctLayout) (pctLayout, error) {
 	prio := make([]int, l.sources())
 	for s := range prio {
 		prio[s] = s
@@ -64,13 +64,13 @@ func (s *shape) estimateSteps(l pctLayout) (pctLayout, error) {
 	for i := range l.actors {
 		prio[l.informers+l.controllers+2+i] = len(prio) + i
 	}
-	l.steps = s.b.faultSteps
+	l.steps = sh.b.faultSteps
 	dry := &pctChooser{Chooser: firstChoice{}, layout: l, prio: prio}
-	out, err := executeWith(s.sc, &s.b, nil, dry, RunOptions{DiscardTrace: true})
+	out, err := executeWith(sh.sc, &sh.b, nil, dry, RunOptions{DiscardTrace: true})
 	if err != nil {
 		return pctLayout{}, err
 	}
-	l.steps = min(max(out.FaultSteps, l.sources()), s.b.faultSteps)
+	l.steps = min(max(out.FaultSteps, l.sources()), sh.b.faultSteps)
 	return l, nil
 }
 

@@ -49,13 +49,13 @@ func Prepare(sc Scenario, mix faults.Mix) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &shape{sc: sc, b: sc.bounds(c), topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), static: staticLayout(c)}
-	return s.under(mix)
+	sh := &shape{sc: sc, b: sc.bounds(c), topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), static: staticLayout(c)}
+	return sh.under(mix)
 }
 
 // under prepares the shape's scenario under mix.
-func (s *shape) under(mix faults.Mix) (*Prepared, error) {
-	p := &Prepared{shape: s, mix: mix, plan: Plan{Topology: s.topology, Budget: s.b.budget}}
+func (sh *shape) under(mix faults.Mix) (*Prepared, error) {
+	p := &Prepared{shape: sh, mix: mix, plan: Plan{Topology: sh.topology, Budget: sh.b.budget}}
 	if len(mix) == 0 {
 		return p, nil
 	}
@@ -100,13 +100,13 @@ func (p *Prepared) replay(sched faults.Schedule, choices []int, opts RunOptions)
 
 // pctLayout returns the scenario's PCT layout, reading its step estimate
 // with a dry run the first time.
-func (s *shape) pctLayout() (pctLayout, error) {
-	if s.layout == nil {
-		l, err := s.estimateSteps(s.static)
+func (sh *shape) pctLayout() (pctLayout, error) {
+	if sh.layout == nil {
+		l, err := sh.estimateSteps(sh.static)
 		if err != nil {
 			return pctLayout{}, err
 		}
-		s.layout = &l
+		sh.layout = &l
 	}
-	return *s.layout, nil
+	return *sh.layout, nil
 }
