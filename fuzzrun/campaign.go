@@ -368,7 +368,7 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 		seed := j.Seeds[s.pos]
 		r.retry = append(slices.Clone(j.Seeds[s.pos+1:]), r.retry...)
 		f := lost(j, seed, verdict, summary, details)
-		f.ReplaySeed = seedCommand(j.Scenario, j.Faults, j.strategy(), seed)
+		f.ReplaySeed = seedCommand(j.Scenario, r.row.Mix, j.strategy(), seed)
 		if verdict == VerdictHang {
 			f.RunTimeout = c.opts.runTimeout.Seconds()
 			// The seed replay stops at the same bound and says so.

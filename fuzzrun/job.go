@@ -47,14 +47,43 @@ type result struct {
 	ConvergeTime *model.Time `json:"converge_time,omitempty"`
 }
 
-// runJob runs a job's seeds against the scenarios this program has, until
-// its budget is spent, reporting each result to report, and the end of the
-// job last. It stops after a run that hung, and returns true: the hung
-// run's goroutine is still in this process, and only ending the process
-// stops it.
-func runJob(j *job, scenarios []properties.Scenario, report func(result)) (hung bool) {
+// plans are the scenarios a worker runs, each prepared once per fault mix
+// (properties.Prepare) the first time a job needs it: a worker serves
+// many jobs of a campaign's rows, and every seed of a row reuses its
+// preparation.
+type plans struct {
+	scenarios []properties.Scenario
+	prepared  map[planKey]*properties.Prepared
+}
+
+type planKey struct{ scenario, faults string }
+
+func newPlans(scenarios []properties.Scenario) *plans {
+	return &plans{scenarios: scenarios, prepared: map[planKey]*properties.Prepared{}}
+}
+
+// prepare returns sc prepared under mix, preparing it the first time.
+func (ps *plans) prepare(sc properties.Scenario, mix faults.Mix) (*properties.Prepared, error) {
+	key := planKey{sc.Name, mix.String()}
+	if p, ok := ps.prepared[key]; ok {
+		return p, nil
+	}
+	p, err := properties.Prepare(sc, mix)
+	if err != nil {
+		return nil, err
+	}
+	ps.prepared[key] = p
+	return p, nil
+}
+
+// runJob runs a job's seeds against the scenarios of ps, until its budget
+// is spent, reporting each result to report, and the end of the job last.
+// It stops after a run that hung, and returns true: the hung run's
+// goroutine is still in this process, and only ending the process stops
+// it.
+func runJob(j *job, ps *plans, report func(result)) (hung bool) {
 	defer report(result{Job: j.ID, Done: true})
-	sc, ok := find(scenarios, j.Scenario)
+	sc, ok := find(ps.scenarios, j.Scenario)
 	if !ok {
 		report(result{Job: j.ID, Error: fmt.Sprintf("unknown scenario %q", j.Scenario)})
 		return false
@@ -64,18 +93,23 @@ func runJob(j *job, scenarios []properties.Scenario, report func(result)) (hung 
 		report(result{Job: j.ID, Error: err.Error()})
 		return false
 	}
+	strategy := j.strategy()
 	start := time.Now()
 	for i, seed := range j.Seeds {
 		if i > 0 && time.Since(start) >= j.Budget {
 			return false
 		}
 		res := result{Job: j.ID, Seed: seed}
-		sr, err := properties.Search(sc, mix, properties.SearchOptions{
-			Checks:        1,
-			Seed:          seed,
-			Strategy:      j.strategy(),
-			ReplayCommand: func(seed uint64) string { return seedCommand(j.Scenario, j.Faults, j.strategy(), seed) },
-		})
+		var sr *properties.SearchResult
+		p, err := ps.prepare(sc, mix)
+		if err == nil {
+			sr, err = p.Search(properties.SearchOptions{
+				Checks:        1,
+				Seed:          seed,
+				Strategy:      strategy,
+				ReplayCommand: func(seed uint64) string { return seedCommand(j.Scenario, mix, strategy, seed) },
+			})
+		}
 		switch {
 		case err != nil:
 			res.Error = err.Error()
@@ -96,14 +130,8 @@ func runJob(j *job, scenarios []properties.Scenario, report func(result)) (hung 
 	return false
 }
 
-// seedCommand is the command that re-runs (and re-shrinks) one seed.
-func seedCommand(scenario, mix string, s properties.Strategy, seed uint64) string {
-	cmd := fmt.Sprintf("%s -scenario %s -faults %s", command(), scenario, mix)
-	if s.PCT() {
-		cmd += " -strategy " + properties.StrategyPCT
-		if s.Depth != 0 {
-			cmd += fmt.Sprintf(" -pct-depth %d", s.Depth)
-		}
-	}
-	return fmt.Sprintf("%s -seed %d", cmd, seed)
+// seedCommand is the command that re-runs (and re-shrinks) one seed with
+// this program.
+func seedCommand(scenario string, mix faults.Mix, s properties.Strategy, seed uint64) string {
+	return properties.ReplayLine(command(), scenario, mix, s, seed)
 }

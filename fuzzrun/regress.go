@@ -57,7 +57,7 @@ func Fixed(path string, scenarios ...properties.Scenario) error {
 	search := func() (*properties.SearchResult, error) {
 		return properties.Search(sc, mix, properties.SearchOptions{
 			Checks: 1, Seed: f.Seed, Strategy: f.strategy(),
-			ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, f.Faults, f.strategy(), seed) },
+			ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, mix, f.strategy(), seed) },
 		})
 	}
 	var res *properties.SearchResult

@@ -108,7 +108,7 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 			Checks:        1,
 			Seed:          opts.seed,
 			Strategy:      opts.strategy,
-			ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, mix.String(), opts.strategy, seed) },
+			ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, mix, opts.strategy, seed) },
 		})
 	})
 	if errors.Is(err, errTimedOut) {
@@ -130,7 +130,7 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 			// A passing run gets its page too, marked "No property
 			// violated", like a finding that no longer reproduces.
 			title := fmt.Sprintf("scenario %s, faults %s, seed %d", sc.Name, mix, opts.seed)
-			run := sr.Passed.Timeline(title, seedCommand(sc.Name, mix.String(), opts.strategy, opts.seed))
+			run := sr.Passed.Timeline(title, seedCommand(sc.Name, mix, opts.strategy, opts.seed))
 			if code := writeReplayTimeline(report, stderr, opts.html, run); code != ExitOK {
 				return code
 			}

@@ -48,6 +48,7 @@ func serveWorker(in io.Reader, out io.Writer, scenarios []properties.Scenario) i
 		return ExitUsage
 	}
 	dec := json.NewDecoder(in)
+	ps := newPlans(scenarios)
 	for {
 		var j job
 		if err := dec.Decode(&j); err != nil {
@@ -58,7 +59,7 @@ func serveWorker(in io.Reader, out io.Writer, scenarios []properties.Scenario) i
 			return ExitUsage
 		}
 		var werr error
-		hung := runJob(&j, scenarios, func(r result) {
+		hung := runJob(&j, ps, func(r result) {
 			if werr == nil {
 				werr = enc.Encode(r)
 			}
@@ -216,8 +217,9 @@ func startInProc(id int, scenarios []properties.Scenario, evs events, stderr io.
 	w := &inProcWorker{jobs: make(chan *job)}
 	go func() {
 		warned := false
+		ps := newPlans(scenarios)
 		for j := range w.jobs {
-			hung := runJob(j, scenarios, func(r result) { evs.send(event{worker: id, res: &r}) })
+			hung := runJob(j, ps, func(r result) { evs.send(event{worker: id, res: &r}) })
 			if hung && !warned {
 				warned = true
 				fmt.Fprintln(stderr, "fuzzrun: a hung run's goroutine stays in this process for good (-workers 1 runs in-process, and Go cannot stop a goroutine); use -workers 2 or more to have it ended with its worker")

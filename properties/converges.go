@@ -47,45 +47,41 @@ type Plan struct {
 // PlanFor builds the scenario once and checks that the mix can be drawn for
 // it. An empty mix is the control group: no faults at all.
 func PlanFor(sc Scenario, mix faults.Mix) (Plan, error) {
-	c, err := build(sc, RunOptions{DiscardTrace: true})
+	p, err := Prepare(sc, mix)
 	if err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), Budget: sc.bounds(c).budget}
-	if len(mix) == 0 {
-		return p, nil
-	}
-	if err := faults.Check(mix, p.Topology, p.Budget); err != nil {
-		return Plan{}, err
-	}
-	return p, nil
+	return p.Plan(), nil
 }
 
 func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
-	plan, err := PlanFor(sc, mix)
+	p, err := Prepare(sc, mix)
 	if err != nil {
 		return func(t *rapid.T) { failScenario(t, "invalid scenario or fault mix: "+err.Error()) }
 	}
-	newChooser, err := chooserFor(sc, cfg.strategy)
+	return p.property(cfg)
+}
+
+// property is the convergence property of the prepared scenario: every
+// run, and every shrink step, starts from what Prepare read.
+func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
+	newChooser, err := p.shape.chooserFor(cfg.strategy)
 	if err != nil {
 		return func(t *rapid.T) { failScenario(t, "invalid strategy: "+err.Error()) }
 	}
-	var gen *rapid.Generator[faults.Schedule]
-	if len(mix) > 0 {
-		gen = faults.Schedules(mix, plan.Topology, plan.Budget)
-	}
+	sc := p.shape.sc
 	hung := false
 	return func(t *rapid.T) {
 		var sched faults.Schedule
-		if gen != nil {
-			sched = gen.Draw(t, "faults")
+		if p.gen != nil {
+			sched = p.gen.Draw(t, "faults")
 		}
 		ch := &rapidChooser{t: t}
 		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout}
 		if hung {
 			opts.Timeout = afterHang(opts.timeout(sc))
 		}
-		out, err := Execute(sc, sched, newChooser(t, ch), opts)
+		out, err := p.execute(sched, newChooser(t, ch), opts)
 		if err != nil {
 			failScenario(t, err.Error())
 		}

@@ -71,6 +71,13 @@ func (o RunOptions) timeout(sc Scenario) time.Duration {
 // exits at its next step. Goroutines the run started and left running
 // are a GoroutineLeak failure.
 func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	return executeWith(sc, nil, sched, ch, opts)
+}
+
+// executeWith is Execute with the scenario's bounds, when b is not nil:
+// the scenario is then prepared (see Prepare), valid, and its bounds are
+// not read again.
+func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
 	type result struct {
 		out   *Outcome
 		err   error
@@ -91,7 +98,7 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 				res.panic = v
 			}
 		}()
-		res.out, res.err = execute(sc, sched, ch, opts, g)
+		res.out, res.err = execute(sc, b, sched, ch, opts, g)
 	}()
 	runID := <-id
 	var expired <-chan time.Time

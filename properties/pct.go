@@ -40,21 +40,22 @@ func (l pctLayout) source(a model.Action) int {
 	return s
 }
 
-// pctLayoutFor reads the layout of a scenario from a built cluster, and
-// estimates k as the length of the fault phase of one fault-free dry run in
-// which every source gets to act: actors first, the clock last.
-func pctLayoutFor(sc Scenario) (pctLayout, error) {
-	c, err := build(sc, RunOptions{DiscardTrace: true})
-	if err != nil {
-		return pctLayout{}, err
-	}
-	b := sc.bounds(c)
-	l := pctLayout{informers: len(c.Informers()), controllers: len(c.Controllers()), steps: b.faultSteps}
+// staticLayout reads the sources of a scenario's actions from a built,
+// started cluster; its steps are estimateSteps' to fill in.
+func staticLayout(c *model.Cluster) pctLayout {
+	l := pctLayout{informers: len(c.Informers()), controllers: len(c.Controllers())}
 	for _, a := range c.Enabled(nil) {
 		if a.Kind == model.ActActor {
 			l.actors = max(l.actors, a.Index+1)
 		}
 	}
+	return l
+}
+
+// estimateSteps estimates PCT's k for layout l of the shape's scenario as
+// the length of the fault phase of one fault-free dry run in which every
+// source gets to act: actors first, the clock last.
+func (sh *shape) estimateSteps(l pctLayout) (pctLayout, error) {
 	prio := make([]int, l.sources())
 	for s := range prio {
 		prio[s] = s
@@ -63,12 +64,13 @@ func pctLayoutFor(sc Scenario) (pctLayout, error) {
 	for i := range l.actors {
 		prio[l.informers+l.controllers+2+i] = len(prio) + i
 	}
+	l.steps = sh.b.faultSteps
 	dry := &pctChooser{Chooser: firstChoice{}, layout: l, prio: prio}
-	out, err := Execute(sc, nil, dry, RunOptions{DiscardTrace: true})
+	out, err := executeWith(sh.sc, &sh.b, nil, dry, RunOptions{DiscardTrace: true})
 	if err != nil {
 		return pctLayout{}, err
 	}
-	l.steps = min(max(out.FaultSteps, l.sources()), b.faultSteps)
+	l.steps = min(max(out.FaultSteps, l.sources()), sh.b.faultSteps)
 	return l, nil
 }
 

@@ -47,15 +47,24 @@ type Outcome struct {
 	QuietFrom int
 }
 
-// execute is Execute in the calling goroutine. Every choice is drawn
+// execute is executeWith in the calling goroutine. Every choice is drawn
 // inside g; once g is closed (the run took too long), the goroutine exits
 // at its next choice or step.
-func execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptions, g *gate) (*Outcome, error) {
-	c, err := build(sc, opts)
+func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, opts RunOptions, g *gate) (*Outcome, error) {
+	if b == nil {
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	c, err := start(sc, opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{sc: sc, c: c, ch: ch, b: sc.bounds(c), fights: newFightDetector(), gate: g, controllers: c.Controllers()}
+	if b == nil {
+		read := sc.bounds(c)
+		b = &read
+	}
+	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers()}
 	c.OnWrite(r.fights.observe)
 	c.OnWrite(r.observeWrite)
 	r.invariants = sc.Invariants
@@ -90,10 +99,16 @@ func (o *Outcome) Struck() faults.Schedule {
 	return out
 }
 
+// build validates the scenario, then builds and starts a cluster of it.
 func build(sc Scenario, opts RunOptions) (*model.Cluster, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
+	return start(sc, opts)
+}
+
+// start builds and starts a cluster of a valid scenario.
+func start(sc Scenario, opts RunOptions) (*model.Cluster, error) {
 	c, err := sc.Build(model.Config{Logger: opts.Logger, DiscardTrace: opts.DiscardTrace})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: build: %w", sc.Name, err)

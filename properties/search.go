@@ -152,6 +152,17 @@ var (
 // returned, since it is a bug real clusters trigger; the adversarial one is
 // kept apart in SearchResult.Adversarial.
 func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, error) {
+	p, err := Prepare(sc, mix)
+	if err != nil {
+		return nil, err
+	}
+	return p.Search(opts)
+}
+
+// Search is Search of the prepared scenario under its mix: every run and
+// shrink step, and the second search of one bug, one finding, reuse what
+// Prepare read.
+func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	searchMu.Lock()
 	defer searchMu.Unlock()
 	searchInit.Do(func() {
@@ -160,9 +171,6 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 			_ = flag.CommandLine.Parse(nil)
 		}
 	})
-	if _, err := PlanFor(sc, mix); err != nil {
-		return nil, err
-	}
 	if err := opts.Strategy.Validate(); err != nil {
 		return nil, err
 	}
@@ -173,51 +181,23 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 		}
 		opts.Seed = seed
 	}
-	defaultReplay := opts.ReplayCommand == nil
-	var replayUnder func(m faults.Mix) func(uint64) string
-	switch {
-	case !defaultReplay:
-	case sc.Program != "":
-		replayUnder = func(m faults.Mix) func(uint64) string {
-			return func(seed uint64) string {
-				return fmt.Sprintf("%s -scenario %s -faults %s%s -seed %d", sc.Program, sc.Name, m, opts.Strategy.flags(), seed)
-			}
-		}
-	case opts.Test != nil:
-		line, err := goTestLine(opts.Test.Name())
-		if err != nil {
-			return nil, err
-		}
-		replayUnder = func(faults.Mix) func(uint64) string {
-			return func(seed uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", line, seed) }
-		}
-	default:
-		return nil, fmt.Errorf("scenario %s: a finding could not be replayed: declare Scenario.Program (the fuzzrun-like program that knows the scenario), or set SearchOptions.Test or SearchOptions.ReplayCommand", sc.Name)
+	replay, err := newReplayer(p.shape.sc, opts)
+	if err != nil {
+		return nil, err
 	}
-	if defaultReplay {
-		opts.ReplayCommand = replayUnder(mix)
-	}
-	res, err := searchOnce(sc, mix, opts)
+	res, err := p.searchOnce(opts, replay.under(p.mix, false))
 	if err != nil || res.Counterexample == nil || res.Counterexample.Class != faults.Adversarial {
 		return res, err
 	}
-	faithful, _ := mix.Split()
+	faithful, _ := p.mix.Split()
 	if len(faithful) == 0 {
 		return res, nil
 	}
-	// The failing seed of the second search replays under the faithful
-	// kinds. A caller's command (fuzzrun's, which re-runs one seed with one
-	// check under the whole mix, repeating both searches) is kept. A go
-	// test line cannot name another mix: it names the seed both searches
-	// started from, which repeats them.
-	switch {
-	case defaultReplay && sc.Program == "":
-		start := opts.Seed
-		opts.ReplayCommand = func(uint64) string { return replayUnder(faithful)(start) }
-	case defaultReplay:
-		opts.ReplayCommand = replayUnder(faithful)
+	fp, err := p.faithfulOnly(faithful)
+	if err != nil {
+		return nil, err
 	}
-	again, err := searchOnce(sc, faithful, opts)
+	again, err := fp.searchOnce(opts, replay.under(faithful, true))
 	if err != nil {
 		return nil, err
 	}
@@ -231,14 +211,16 @@ func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, err
 	return again, nil
 }
 
-// searchOnce is one rapid search; searchMu is held.
-func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, error) {
+// searchOnce is one rapid search; searchMu is held. replay renders the
+// replay line of a failing seed.
+func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
 	restore, err := setRapidFlags(opts)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
 
+	sc := p.shape.sc
 	var (
 		runs      int
 		failedYet bool
@@ -247,7 +229,7 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 		choices   []int
 		times     []model.Time
 	)
-	prop := property(sc, mix, propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, observe: func(out *Outcome, ch []int) {
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, observe: func(out *Outcome, ch []int) {
 		last = out
 		if !failedYet {
 			runs++
@@ -263,7 +245,7 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 	if opts.Wrap != nil {
 		prop = opts.Wrap(prop)
 	}
-	tb := &captureTB{name: "converge/" + sc.Name + "/" + mix.String()}
+	tb := &captureTB{name: "converge/" + sc.Name + "/" + p.mix.String()}
 	rapid.Check(tb, prop)
 
 	res := &SearchResult{Runs: runs, ConvergeTimes: times}
@@ -281,15 +263,15 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 	seed := parseSeed(msg)
 	res.Counterexample = &Counterexample{
 		Scenario: sc.Name,
-		Faults:   mix,
+		Faults:   p.mix,
 		Strategy: opts.Strategy,
 		Seed:     seed,
 		Failure:  minimal.Failure,
-		Schedule: struckOnly(sc, minimal, choices),
+		Schedule: p.struckOnly(minimal, choices),
 		Choices:  choices,
 		Steps:    minimal.Cluster.Steps(),
 		Trace:    minimal.Cluster.Trace(),
-		Replay:   opts.ReplayCommand(seed),
+		Replay:   replay(seed),
 		Class:    minimal.Schedule.Class(),
 		minimal:  minimal,
 	}
@@ -300,12 +282,12 @@ func searchOnce(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult,
 // struck (the violation came first, or quiescence did): they are no part of
 // the counterexample. The trimmed schedule is kept only if it replays the
 // same trace; otherwise the schedule stays whole.
-func struckOnly(sc Scenario, minimal *Outcome, choices []int) faults.Schedule {
+func (p *Prepared) struckOnly(minimal *Outcome, choices []int) faults.Schedule {
 	struck := minimal.Struck()
 	if len(struck) == len(minimal.Schedule) {
 		return minimal.Schedule
 	}
-	out, diverged, err := Replay(sc, struck, choices, RunOptions{})
+	out, diverged, err := p.replay(struck, choices, RunOptions{})
 	if err != nil || diverged || out.Cluster.Trace().Hash() != minimal.Cluster.Trace().Hash() {
 		return minimal.Schedule
 	}

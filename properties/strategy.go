@@ -116,34 +116,21 @@ func (r *runner) chooseStep(n int, busy bool) int {
 	return 0
 }
 
-// chooserFor returns how a property run of sc builds its chooser under
-// strategy s: a function of the run's *rapid.T and its recording rapid
-// chooser, which it draws any up-front choices from.
-func chooserFor(sc Scenario, s Strategy) (func(*rapid.T, *rapidChooser) model.Chooser, error) {
+// chooserFor returns how a property run of the shape's scenario builds its
+// chooser under strategy s: a function of the run's *rapid.T and its
+// recording rapid chooser, which it draws any up-front choices from.
+func (sh *shape) chooserFor(s Strategy) (func(*rapid.T, *rapidChooser) model.Chooser, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if !s.PCT() {
 		return func(_ *rapid.T, ch *rapidChooser) model.Chooser { return ch }, nil
 	}
-	layout, err := pctLayoutFor(sc)
+	layout, err := sh.pctLayout()
 	if err != nil {
 		return nil, err
 	}
 	return func(t *rapid.T, ch *rapidChooser) model.Chooser {
 		return newPCTChooser(t, ch, layout, s.depth())
 	}, nil
-}
-
-// flags renders the fuzzrun flags that select the strategy, with a leading
-// space, or nothing for the default.
-func (s Strategy) flags() string {
-	switch {
-	case !s.PCT():
-		return ""
-	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
-		return " -strategy " + StrategyPCT
-	default:
-		return fmt.Sprintf(" -strategy %s -pct-depth %d", StrategyPCT, s.Depth)
-	}
 }

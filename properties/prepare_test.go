@@ -1,0 +1,95 @@
+package properties_test
+
+import (
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAPreparedScenarioBuildsOnlyForItsRuns: Prepare builds the scenario
+// once; a search of it then builds one cluster per run, plus, for its
+// first PCT search, the dry run that estimates PCT's steps.
+func TestAPreparedScenarioBuildsOnlyForItsRuns(t *testing.T) {
+	sc := scenarios.ReplicaSetLevel()
+	builds := 0
+	build := sc.Build
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		builds++
+		return build(cfg)
+	}
+	p, err := properties.Prepare(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit})
+	require.NoError(t, err)
+	require.Equal(t, 1, builds, "Prepare builds once")
+	for _, tc := range []struct {
+		strategy properties.Strategy
+		seed     uint64
+		want     int
+	}{
+		{properties.Strategy{}, 1, 1},
+		{properties.Strategy{}, 2, 1},
+		{pct, 1, 2}, // and the dry run
+		{pct, 2, 1},
+		{properties.Strategy{Name: properties.StrategyPCT, Depth: 2}, 3, 1},
+	} {
+		before := builds
+		res, err := p.Search(properties.SearchOptions{Checks: 1, Seed: tc.seed, Strategy: tc.strategy})
+		require.NoError(t, err)
+		require.Nil(t, res.Counterexample, "replicaset-level converges under drop, restart and edit")
+		assert.Equal(t, tc.want, builds-before, "%s, seed %d", tc.strategy, tc.seed)
+	}
+}
+
+// TestAPreparedScenarioSearchesAsAFreshOne: searches that reuse one
+// prepared scenario, each after others, find what a fresh Search finds,
+// down to the trace and the replay line; that includes a second search of
+// one bug, one finding.
+func TestAPreparedScenarioSearchesAsAFreshOne(t *testing.T) {
+	sc := scenarios.ReplicaSetEdge()
+	for _, mix := range []faults.Mix{{faults.KindDrop}, {faults.KindDrop, faults.KindRestart}} {
+		p, err := properties.Prepare(sc, mix)
+		require.NoError(t, err)
+		for _, s := range []properties.Strategy{{}, pct} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				opts := properties.SearchOptions{Checks: 100, Seed: seed, Strategy: s}
+				reused, err := p.Search(opts)
+				require.NoError(t, err)
+				fresh, err := properties.Search(sc, mix, opts)
+				require.NoError(t, err)
+				require.NotNil(t, fresh.Counterexample, "%s, %s, seed %d", mix, s, seed)
+				require.NotNil(t, reused.Counterexample, "%s, %s, seed %d", mix, s, seed)
+				a, b := reused.Counterexample, fresh.Counterexample
+				assert.Equal(t, b.Seed, a.Seed)
+				assert.Equal(t, b.Faults, a.Faults)
+				assert.Equal(t, b.Schedule, a.Schedule)
+				assert.Equal(t, b.Choices, a.Choices)
+				assert.Equal(t, b.Trace.Hash(), a.Trace.Hash())
+				assert.Equal(t, b.Replay, a.Replay)
+				assert.Equal(t, b.Adversarial, a.Adversarial)
+				assert.Equal(t, fresh.Runs, reused.Runs)
+			}
+		}
+	}
+}
+
+// TestReplayLine: one rule for -pct-depth, printed only when the depth
+// is not the default, however the default is spelled.
+func TestReplayLine(t *testing.T) {
+	mix := faults.Mix{faults.KindDrop, faults.KindEdit}
+	for _, tc := range []struct {
+		s    properties.Strategy
+		want string
+	}{
+		{properties.Strategy{}, "fuzzrun -scenario sc -faults drop,edit -seed 7"},
+		{properties.Strategy{Name: properties.StrategyRandom}, "fuzzrun -scenario sc -faults drop,edit -seed 7"},
+		{pct, "fuzzrun -scenario sc -faults drop,edit -strategy pct -seed 7"},
+		{properties.Strategy{Name: properties.StrategyPCT, Depth: properties.DefaultPCTDepth}, "fuzzrun -scenario sc -faults drop,edit -strategy pct -seed 7"},
+		{properties.Strategy{Name: properties.StrategyPCT, Depth: 2}, "fuzzrun -scenario sc -faults drop,edit -strategy pct -pct-depth 2 -seed 7"},
+	} {
+		assert.Equal(t, tc.want, properties.ReplayLine("fuzzrun", "sc", mix, tc.s, 7), "%+v", tc.s)
+	}
+}

@@ -1,0 +1,79 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/converge-sim/converge/faults"
+)
+
+// ReplayLine renders the command that re-runs, and re-shrinks, one seed of
+// a search with a fuzzrun-like program (fuzzrun's own, or a
+// Scenario.Program): "program -scenario S -faults M -seed N", with
+// "-strategy pct" for PCT and "-pct-depth d" only when d is not
+// DefaultPCTDepth. It is the one place such a line is rendered, for
+// Search and for fuzzrun alike.
+func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s -scenario %s -faults %s", program, scenario, mix)
+	if s.PCT() {
+		b.WriteString(" -strategy " + StrategyPCT)
+		if d := s.depth(); d != DefaultPCTDepth {
+			fmt.Fprintf(&b, " -pct-depth %d", d)
+		}
+	}
+	fmt.Fprintf(&b, " -seed %d", seed)
+	return b.String()
+}
+
+// replayer is how a search renders the line that replays its finding:
+// the caller's SearchOptions.ReplayCommand, else the scenario's Program
+// line (ReplayLine), else the go test line of SearchOptions.Test.
+type replayer struct {
+	command  func(seed uint64) string
+	program  string
+	scenario string
+	strategy Strategy
+	// goTest is the go test line without its seed; start is the seed
+	// the search starts from.
+	goTest string
+	start  uint64
+}
+
+// newReplayer chooses the replay line of a search of sc with opts, whose
+// Seed is already the one the search starts from. A search whose
+// findings no line could replay is an error.
+func newReplayer(sc Scenario, opts SearchOptions) (replayer, error) {
+	r := replayer{command: opts.ReplayCommand, program: sc.Program, scenario: sc.Name, strategy: opts.Strategy, start: opts.Seed}
+	switch {
+	case r.command != nil, r.program != "":
+	case opts.Test != nil:
+		line, err := goTestLine(opts.Test.Name())
+		if err != nil {
+			return replayer{}, err
+		}
+		r.goTest = line
+	default:
+		return replayer{}, fmt.Errorf("scenario %s: a finding could not be replayed: declare Scenario.Program (the fuzzrun-like program that knows the scenario), or set SearchOptions.Test or SearchOptions.ReplayCommand", sc.Name)
+	}
+	return r, nil
+}
+
+// under returns the replay line of a seed that fails a search under mix;
+// second says the search is the second of one bug, one finding, under the
+// faithful kinds alone. A caller's command (fuzzrun's, which re-runs one
+// seed with one check under the whole mix, repeating both searches) is
+// kept. A go test line cannot name another mix: for the second search it
+// names the seed both searches started from, which repeats them.
+func (r replayer) under(mix faults.Mix, second bool) func(seed uint64) string {
+	switch {
+	case r.command != nil:
+		return r.command
+	case r.program != "":
+		return func(seed uint64) string { return ReplayLine(r.program, r.scenario, mix, r.strategy, seed) }
+	case second:
+		return func(uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", r.goTest, r.start) }
+	default:
+		return func(seed uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", r.goTest, seed) }
+	}
+}
