@@ -90,7 +90,8 @@ func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 		if r.Actor != controller || r.Action != "reconcile" || r.Target.Key() != target.Key() {
 			continue
 		}
-		for _, n := range r.Notes {
+		for _, note := range r.Notes {
+			n := note.String()
 			if strings.Contains(n, " failed: ") {
 				return fmt.Sprintf("its last reconcile (t=%d, step %d) failed: %s", r.Time, r.Step, n)
 			}

@@ -109,7 +109,8 @@ func lastReconcileBefore(recs []model.Record, controller, key string, step int) 
 // nothing requeued it".
 func reconcileStory(r *model.Record) string {
 	var failed []string
-	for _, n := range r.Notes {
+	for _, note := range r.Notes {
+		n := note.String()
 		if strings.Contains(n, " failed: ") && !strings.HasSuffix(n, "(injected)") {
 			failed = append(failed, n)
 		}
@@ -124,7 +125,8 @@ func reconcileStory(r *model.Record) string {
 // reconcileResult says what a reconcile returned, from its record's notes.
 func reconcileResult(r *model.Record) string {
 	returned := "returned nil, and nothing requeued it"
-	for _, n := range r.Notes {
+	for _, note := range r.Notes {
+		n := note.String()
 		switch {
 		case strings.HasPrefix(n, "error: "):
 			returned = "returned " + n
@@ -170,7 +172,8 @@ func diagnoseSlow(c *model.Cluster, until model.Time) []string {
 		if r.Time > until || r.Action != "reconcile" {
 			continue
 		}
-		for _, n := range r.Notes {
+		for _, note := range r.Notes {
+			n := note.String()
 			if strings.HasPrefix(n, "error: ") {
 				k := r.Actor + " " + r.Target.Key()
 				if errs[k] == 0 {

@@ -251,7 +251,8 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 	b.p.Records = append(b.p.Records, rec)
 
 	var kinds []noteKind
-	for _, n := range r.Notes {
+	for _, note := range r.Notes {
+		n := note.String()
 		kinds = append(kinds, classifyNote(n))
 	}
 	has := func(k noteKind) bool { return slices.Contains(kinds, k) }
