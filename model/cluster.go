@@ -273,20 +273,23 @@ func (c *Cluster) AddActor(a Actor, moves int) error {
 // Outside returns a handle that writes to the API server under name.
 func (c *Cluster) Outside(name string) *Outside { return &Outside{c: c, name: name} }
 
+// Setup is the actor and caller name of the scenario's setup (Apply).
+const Setup = "setup"
+
 // Apply creates objects as the scenario's setup, before or after Start. An
 // object given with a status gets it written through UpdateStatus.
 func (c *Cluster) Apply(objs ...*Object) error {
-	c.begin("setup", "apply", "")
+	c.begin(Setup, "apply", "")
 	defer c.end()
 	for _, o := range objs {
 		status := o.Status
 		obj := o.DeepCopy()
-		if err := c.server.Create("setup", obj); err != nil {
+		if err := c.server.Create(Setup, obj); err != nil {
 			return err
 		}
 		if len(status) > 0 {
 			obj.Status = status
-			if err := c.server.UpdateStatus("setup", obj); err != nil {
+			if err := c.server.UpdateStatus(Setup, obj); err != nil {
 				return err
 			}
 		}
