@@ -710,11 +710,14 @@ func (c *Cluster) noteFailed(call Call, err error) {
 	if !c.noting() {
 		return
 	}
-	call.Reason, call.Err = ReasonOf(err), fmt.Sprint(err)
+	// A copy, so that call stays on the stack when nothing is noted.
+	noted := new(Call)
+	*noted = call
+	noted.Reason, noted.Err = ReasonOf(err), fmt.Sprint(err)
 	if se, ok := err.(*StatusError); ok && se == c.injected.err {
-		call.Injected, call.Applied = true, c.injected.applied
+		noted.Injected, noted.Applied = true, c.injected.applied
 	}
-	c.cur.Notes = append(c.cur.Notes, Note{Kind: NoteFailed, Call: &call})
+	c.cur.Notes = append(c.cur.Notes, Note{Kind: NoteFailed, Call: noted})
 }
 
 // guard runs user code. A panic becomes the cluster's Panic (the run is a

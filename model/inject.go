@@ -139,7 +139,9 @@ func (c *Cluster) intercept(caller string, verb Verb, ref Ref) (error, bool) {
 	ctl.failures = ctl.failures[1:]
 	err := *f.err
 	c.injected = injection{err: &err, applied: f.applied}
-	c.note(Note{Kind: NoteInjected, Call: &Call{Verb: verb, Object: ref, Reason: err.Reason, Injected: true, Applied: f.applied}})
+	if c.noting() {
+		c.note(Note{Kind: NoteInjected, Call: &Call{Verb: verb, Object: ref, Reason: err.Reason, Injected: true, Applied: f.applied}})
+	}
 	return &err, f.applied
 }
 
