@@ -70,13 +70,16 @@ func (s Schedule) Signature() string {
 }
 
 // Inject sets a timer on c for each fault, one that strikes at its time
-// even while events are in flight. It returns the timers so that the caller
-// can cancel the faults that have not struck when quiescence begins.
+// even while events are in flight; the step it strikes in records its
+// number, counted from 1 in the sorted schedule (model.Record.Fault). It
+// returns the timers so that the caller can cancel the faults that have
+// not struck when quiescence begins.
 func (s Schedule) Inject(c *model.Cluster) []*model.Timer {
 	var timers []*model.Timer
 	for i, t := range s.Sorted() {
-		f := t.Fault
-		timers = append(timers, c.Interrupt(t.At, "fault", fmt.Sprintf("#%d %s", i+1, f), func() {
+		f, n := t.Fault, i+1
+		timers = append(timers, c.Interrupt(t.At, "fault", fmt.Sprintf("#%d %s", n, f), func() {
+			c.MarkFault(n)
 			if err := f.Apply(c); err != nil {
 				c.Note("fault had no target: %v", err)
 			}

@@ -120,7 +120,7 @@ func (o *Outside) Delete(ref Ref, opts DeleteOptions) error {
 
 func (o *Outside) noted(verb Verb, ref Ref, err error) error {
 	if err != nil {
-		o.c.notef("%s %s failed: %v", verb, ref, err)
+		o.c.noteFailed(Call{Verb: verb, Object: ref}, err)
 	}
 	return err
 }

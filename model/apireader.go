@@ -15,9 +15,10 @@ type APIReader interface {
 
 var _ APIReader = (*client)(nil)
 
-// live runs one read against the server on behalf of the controller, with
-// the same partition check and trace notes as a write.
-func (cl *client) live(what string, read func() error) error {
+// live runs one read, named by what (its object, or its kind for a list),
+// against the server on behalf of the controller, with the same partition
+// check and trace notes as a write.
+func (cl *client) live(what Call, read func() error) error {
 	ctl := cl.ctl
 	var err error
 	if ctl.partitioned() {
@@ -26,7 +27,7 @@ func (cl *client) live(what string, read func() error) error {
 		err = read()
 	}
 	if err != nil && !IsNotFound(err) {
-		ctl.c.notef("read %s failed: %v", what, err)
+		ctl.c.noteFailed(what, err)
 	}
 	return err
 }
@@ -34,7 +35,7 @@ func (cl *client) live(what string, read func() error) error {
 // GetLive reads one object from the API server.
 func (cl *client) GetLive(kind, namespace, name string) (*Object, error) {
 	var o *Object
-	err := cl.live(kind+" "+Key(namespace, name), func() (err error) {
+	err := cl.live(Call{Object: Ref{Kind: kind, Namespace: namespace, Name: name}}, func() (err error) {
 		o, err = cl.ctl.c.server.Get(kind, namespace, name)
 		return err
 	})
@@ -44,7 +45,7 @@ func (cl *client) GetLive(kind, namespace, name string) (*Object, error) {
 // ListLive reads the matching objects from the API server, in key order.
 func (cl *client) ListLive(kind string, opts ListOptions) ([]*Object, error) {
 	var objs []*Object
-	err := cl.live(kind+" list", func() error {
+	err := cl.live(Call{Object: Ref{Kind: kind}, List: true}, func() error {
 		objs, _ = cl.ctl.c.server.List(kind, opts)
 		return nil
 	})

@@ -150,7 +150,7 @@ func (cl *client) call(verb Verb, ref Ref, write func(caller string) error) erro
 		err = write(ctl.spec.Name)
 	}
 	if err != nil {
-		ctl.c.notef("%s %s failed: %v", verb, ref, err)
+		ctl.c.noteFailed(Call{Verb: verb, Object: ref}, err)
 	} else {
 		ctl.wrote()
 	}

@@ -146,6 +146,15 @@ type Cluster struct {
 	reconciled    reconciled
 	// resyncHeld makes resync timers fire without replaying (HoldResync).
 	resyncHeld bool
+	// injected is the error the intercept last made a call fail with, so
+	// that the caller's note of the failure says a fault caused it.
+	injected injection
+}
+
+// injection is an API error a fault armed, as the intercept returned it.
+type injection struct {
+	err     *StatusError
+	applied bool
 }
 
 // reconciled describes the last reconcile step.
@@ -264,20 +273,23 @@ func (c *Cluster) AddActor(a Actor, moves int) error {
 // Outside returns a handle that writes to the API server under name.
 func (c *Cluster) Outside(name string) *Outside { return &Outside{c: c, name: name} }
 
+// Setup is the actor and caller name of the scenario's setup (Apply).
+const Setup = "setup"
+
 // Apply creates objects as the scenario's setup, before or after Start. An
 // object given with a status gets it written through UpdateStatus.
 func (c *Cluster) Apply(objs ...*Object) error {
-	c.begin("setup", "apply", "")
+	c.begin(Setup, "apply", "")
 	defer c.end()
 	for _, o := range objs {
 		status := o.Status
 		obj := o.DeepCopy()
-		if err := c.server.Create("setup", obj); err != nil {
+		if err := c.server.Create(Setup, obj); err != nil {
 			return err
 		}
 		if len(status) > 0 {
 			obj.Status = status
-			if err := c.server.UpdateStatus("setup", obj); err != nil {
+			if err := c.server.UpdateStatus(Setup, obj); err != nil {
 				return err
 			}
 		}
@@ -432,21 +444,22 @@ func (c *Cluster) Do(a Action) {
 		inf := c.informers[a.Index]
 		c.begin(inf.ctrl.spec.Name, "watch", "")
 		e, outcome := inf.deliver()
-		c.cur.Target, c.cur.Event, c.cur.RV = e.Object.Ref(), e.Type, e.RV()
+		c.cur.Target, c.cur.Event, c.cur.RV, c.cur.Informer = e.Object.Ref(), e.Type, e.RV(), inf.kind
 		switch outcome {
 		case replayedNow:
-			c.cur.Action, c.cur.Event, c.cur.RV = "resync", 0, 0
+			c.cur.Action, c.cur.Event, c.cur.RV, c.cur.Replay = "resync", 0, 0, true
 		case dropped:
-			c.notef("notification dropped (fault)")
+			c.note(Note{Kind: NoteDropped})
 			c.dropped = append(c.dropped, Dropped{Controller: inf.ctrl.spec.Name, Event: e, At: c.clock.Now(), Step: c.step})
 		case heldBackNow:
-			c.notef("held back (fault)")
+			c.note(Note{Kind: NoteHeld})
 		}
 	case ActRewatch:
 		inf := c.informers[a.Index]
 		c.begin(inf.ctrl.spec.Name, "rewatch", inf.kind)
+		c.cur.Informer = inf.kind
 		if inf.rewatch() {
-			c.notef("expired: relisted %d", inf.cache.len())
+			c.note(Note{Kind: NoteExpired, N: int64(inf.cache.len())})
 		}
 	case ActReconcile:
 		ctl := c.ctrls[a.Index]
@@ -462,7 +475,7 @@ func (c *Cluster) Do(a Action) {
 		c.begin(s.actor.Name(), "act", "")
 		c.guard(s.actor.Name(), func() {
 			if err := s.actor.Act(s.out); err != nil {
-				c.notef("error: %v", err)
+				c.noteError(err)
 			}
 		})
 	case ActRival:
@@ -470,12 +483,13 @@ func (c *Cluster) Do(a Action) {
 	case ActTimer:
 		c.begin("clock", "timer", "")
 		t := c.clock.Fire()
-		if c.cur.Action == "timer" {
+		if c.cur.Timer == 0 {
 			c.cur.text = t.Name
 		}
 	default:
 		panic(fmt.Sprintf("model: unknown action %+v", a))
 	}
+	c.cur.Kind = a.Kind
 	c.end()
 }
 
@@ -510,6 +524,7 @@ func (c *Cluster) Reconcile(controller, key string) error {
 func (c *Cluster) At(t Time, actor, action string, fn func()) *Timer {
 	return c.clock.At(t, actor+" "+action, func() {
 		c.begin(actor, action, "")
+		c.cur.Timer = TimerScheduled
 		fn()
 	})
 }
@@ -526,6 +541,15 @@ func (c *Cluster) Interrupt(t Time, actor, action string, fn func()) *Timer {
 
 // Note adds a note to the current step's record.
 func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
+
+// MarkFault records that the current step is the work of fault n of the
+// schedule, counted from 1 in time order (Record.Fault). The faults
+// package calls it as each fault strikes.
+func (c *Cluster) MarkFault(n int) {
+	if c.cur != nil {
+		c.cur.Fault = n
+	}
+}
 
 // HoldResync stops (held true) or resumes resyncs: while held, a resync
 // timer fires on time but its informer replays nothing. Properties hold
@@ -659,12 +683,48 @@ func (c *Cluster) recordWrite(w Write) {
 	c.cur.Writes = append(c.cur.Writes, w)
 }
 
-// notef adds a note to the current record, unless nothing will read it.
+// noting reports whether a note on the current step would be read: there
+// is a step, and its record is kept or logged.
+func (c *Cluster) noting() bool {
+	return c.cur != nil && (!c.cfg.DiscardTrace || c.debug)
+}
+
+// note adds a note to the current record, unless nothing will read it.
+func (c *Cluster) note(n Note) {
+	if c.noting() {
+		c.cur.Notes = append(c.cur.Notes, n)
+	}
+}
+
+// notef adds a note in words to the current record, unless nothing will
+// read it.
 func (c *Cluster) notef(format string, args ...any) {
-	if c.cur == nil || (c.cfg.DiscardTrace && !c.debug) {
+	if c.noting() {
+		c.cur.Notes = append(c.cur.Notes, Note{Text: fmt.Sprintf(format, args...)})
+	}
+}
+
+// noteError notes an error user code returned.
+func (c *Cluster) noteError(err error) {
+	if c.noting() {
+		c.cur.Notes = append(c.cur.Notes, Note{Kind: NoteError, Text: fmt.Sprint(err)})
+	}
+}
+
+// noteFailed notes call (its verb and object set) as failed with err,
+// telling whether a fault armed the error (see intercept).
+func (c *Cluster) noteFailed(call Call, err error) {
+	if !c.noting() {
 		return
 	}
-	c.cur.Notes = append(c.cur.Notes, fmt.Sprintf(format, args...))
+	// A copy, so that call stays on the stack when nothing is noted.
+	noted := new(Call)
+	*noted = call
+	noted.Reason, noted.Err = ReasonOf(err), fmt.Sprint(err)
+	if se, ok := err.(*StatusError); ok && se == c.injected.err {
+		noted.Injected, noted.Applied = true, c.injected.applied
+	}
+	c.cur.Notes = append(c.cur.Notes, Note{Kind: NoteFailed, Call: noted})
 }
 
 // guard runs user code. A panic becomes the cluster's Panic (the run is a
@@ -689,7 +749,7 @@ func (c *Cluster) guard(who string, fn func()) (ok bool) {
 		}
 		if c.panic == nil {
 			c.panic = &Panic{Who: who, Value: fmt.Sprint(r), Stack: callers()}
-			c.notef("panic: %v", r)
+			c.note(Note{Kind: NotePanic, Text: c.panic.Value})
 		}
 	}()
 	fn()

@@ -32,8 +32,12 @@ func TestAFailedCreateOfAGeneratedNameShowsItsPrefix(t *testing.T) {
 		}
 		c.Do(acts[0])
 		rec := c.Trace().Records[len(c.Trace().Records)-1]
-		notes = append(notes, rec.Notes...)
-		if strings.Contains(strings.Join(rec.Notes, "\n"), "failed") {
+		failed := false
+		for _, n := range rec.Notes {
+			notes = append(notes, n.String())
+			failed = failed || strings.Contains(n.String(), "failed")
+		}
+		if failed {
 			break
 		}
 	}

@@ -217,6 +217,7 @@ func (inf *Informer) notify(e Event) {
 func (inf *Informer) hold(e Event, d Time) {
 	timer := inf.ctrl.c.clock.After(d, "release "+inf.Name(), func() {
 		inf.ctrl.c.begin(inf.ctrl.spec.Name, "release held "+inf.kind, e.String())
+		inf.ctrl.c.cur.Timer, inf.ctrl.c.cur.Informer = TimerRelease, inf.kind
 		inf.release(e)
 	})
 	inf.held = append(inf.held, heldBack{event: e, timer: timer})

@@ -110,7 +110,7 @@ func TestExpiredWatchRelistsWithTombstonesAndNewUIDs(t *testing.T) {
 	acts := c.Enabled(nil)
 	require.Equal(t, ActRewatch, acts[0].Kind)
 	c.Do(acts[0])
-	assert.Contains(t, c.Trace().Records[len(c.Trace().Records)-1].Notes[0], "expired: relisted")
+	assert.Contains(t, c.Trace().Records[len(c.Trace().Records)-1].Notes[0].String(), "expired: relisted")
 	assert.Equal(t, []string{
 		"update kept uid-3→uid-3 3→10",
 		"update reborn uid-2→uid-4 2→6",

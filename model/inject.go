@@ -74,6 +74,7 @@ func (c *Cluster) Lag(controller, kind string, behind uint64, d Time) error {
 		inf.lag = behind
 		inf.ctrl.c.clock.After(d, "lag ends "+inf.Name(), func() {
 			c.begin(controller, "lag ends "+kind, "")
+			c.cur.Timer, c.cur.Informer = TimerLagEnds, kind
 			inf.lag = 0
 		})
 	})
@@ -106,6 +107,7 @@ func (c *Cluster) Partition(controller string, d Time) error {
 	ctl.partition.Cancel()
 	ctl.partition = c.clock.After(d, "partition ends "+controller, func() {
 		c.begin(controller, "partition ends", "")
+		c.cur.Timer = TimerPartitionEnds
 		ctl.endPartition()
 	})
 	c.notef("cut off for %d ticks", d)
@@ -136,10 +138,9 @@ func (c *Cluster) intercept(caller string, verb Verb, ref Ref) (error, bool) {
 	f := ctl.failures[0]
 	ctl.failures = ctl.failures[1:]
 	err := *f.err
-	if f.applied {
-		c.notef("%s %s applied, then failed: %s (fault)", verb, ref, err.Reason)
-	} else {
-		c.notef("%s %s failed: %s (fault)", verb, ref, err.Reason)
+	c.injected = injection{err: &err, applied: f.applied}
+	if c.noting() {
+		c.note(Note{Kind: NoteInjected, Call: &Call{Verb: verb, Object: ref, Reason: err.Reason, Injected: true, Applied: f.applied}})
 	}
 	return &err, f.applied
 }

@@ -77,6 +77,7 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 	}
 	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, func() {
 		ctl.c.begin(ctl.spec.Name, "resync", inf.kind)
+		ctl.c.cur.Timer, ctl.c.cur.Informer = TimerResync, inf.kind
 		if ctl.c.resyncHeld {
 			ctl.c.notef("held: no replay while the run checks for prompt convergence")
 		} else {
@@ -101,6 +102,7 @@ func (ctl *controller) crash(down Time) {
 	}
 	ctl.restart = ctl.c.clock.After(down, "restart "+ctl.spec.Name, func() {
 		ctl.c.begin(ctl.spec.Name, "restart", "")
+		ctl.c.cur.Timer = TimerRestart
 		ctl.start()
 	})
 }
@@ -130,7 +132,7 @@ func (ctl *controller) heal() {
 func (ctl *controller) reconcile(key string) {
 	ctl.c.begin(ctl.spec.Name, "reconcile", "")
 	ns, name := SplitKey(key)
-	ctl.c.cur.Target = Ref{Kind: ctl.spec.For, Namespace: ns, Name: name}
+	ctl.c.cur.Target, ctl.c.cur.Kind = Ref{Kind: ctl.spec.For, Namespace: ns, Name: name}, ActReconcile
 	writes := ctl.c.writes
 	defer func() {
 		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: ctl.c.writes - writes}
@@ -146,14 +148,14 @@ func (ctl *controller) reconcile(key string) {
 	}
 	switch {
 	case err != nil:
-		ctl.c.notef("error: %v", err)
+		ctl.c.noteError(err)
 		ctl.queue.AddRateLimited(key)
 	case res.RequeueAfter > 0:
-		ctl.c.notef("requeue after %d", res.RequeueAfter)
+		ctl.c.note(Note{Kind: NoteRequeueAfter, N: int64(res.RequeueAfter)})
 		ctl.queue.Forget(key)
 		ctl.queue.AddAfter(key, res.RequeueAfter)
 	case res.Requeue:
-		ctl.c.notef("requeue")
+		ctl.c.note(Note{Kind: NoteRequeue})
 		ctl.queue.AddRateLimited(key)
 	default:
 		ctl.queue.Forget(key)

@@ -12,22 +12,189 @@ import (
 
 // Record is one step of a run: when, who acted, what it did, on which
 // object (see Subject), the writes it made and notes (failed calls, dropped
-// notifications, reconcile results).
+// notifications, reconcile results). Its fields are data: Action is the
+// step in words, Kind, Timer, Informer and Fault say the same as values,
+// and readers (the diagnosis, the timeline) read the values, never the
+// words (docs/design.md, section "The oracle").
 type Record struct {
 	Step   int
 	Time   Time
 	Actor  string
 	Action string
 	Writes []Write
-	Notes  []string
+	Notes  []Note
 	// Target is the object the step was about: the event's object for a
 	// delivery (with Event and RV), the reconciled key's object for a
 	// reconcile; zero when the step had none.
 	Target Ref
 	Event  EventType
+	// Kind is the kind of action the scheduler chose for the step (see
+	// Enabled); a reconcile a property probes is ActReconcile too. It is
+	// zero for a step no action made: the setup, the start, a heal, a
+	// write between steps.
+	Kind ActionKind
+	// Timer says which timer a step of kind ActTimer fired.
+	Timer TimerKind
+	// Replay marks a delivery (ActDeliver) that replayed the informer's
+	// cache for a resync instead of delivering a watch event.
+	Replay bool
 	RV     uint64
+	// Informer is the kind of the informer the step was about: the one
+	// that delivered, replayed, re-watched, resynced, stopped lagging or
+	// released a held event; "" when the step concerned none.
+	Informer string
+	// Fault is the number of the fault the step injected, counted from 1
+	// in the sorted schedule (see faults.Schedule.Inject); 0 for a step
+	// that is not a fault's.
+	Fault int
 	// text is a subject already in words (a timer's name).
 	text string
+}
+
+// TimerKind says which timer fired in a step of kind ActTimer.
+type TimerKind uint8
+
+// The timers of the model. A delayed requeue's timer starts no step of its
+// own: its step keeps the zero TimerKind, the action "timer" and the
+// timer's name as its subject.
+const (
+	// TimerResync starts an informer's resync.
+	TimerResync TimerKind = iota + 1
+	// TimerRestart restarts a crashed controller.
+	TimerRestart
+	// TimerLagEnds ends an informer's lag (a stale fault).
+	TimerLagEnds
+	// TimerRelease releases an event a delay fault held back.
+	TimerRelease
+	// TimerPartitionEnds ends a controller's partition.
+	TimerPartitionEnds
+	// TimerScheduled is a timer set with At or Interrupt: a fault's, or
+	// the harness's (the end of the fault phase).
+	TimerScheduled
+)
+
+// NoteKind says what a note records.
+type NoteKind uint8
+
+// The kinds of note. A note of any other kind than NoteText renders its
+// words from its fields (see Note.String).
+const (
+	// NoteText is a note in words only (Note.Text): what a fault armed, what
+	// an informer listed.
+	NoteText NoteKind = iota
+	// NoteFailed is an API call that failed (Note.Call): a controller's, an
+	// outside actor's, or a read through the APIReader.
+	NoteFailed
+	// NoteInjected is a fault making an API call fail (Note.Call), noted as
+	// it strikes, before the NoteFailed note of the same call.
+	NoteInjected
+	// NoteError is an error a reconciler or actor returned (Note.Text).
+	NoteError
+	// NotePanic is user code panicking (Note.Text holds the value).
+	NotePanic
+	// NoteRequeue is a reconcile returning Requeue.
+	NoteRequeue
+	// NoteRequeueAfter is a reconcile returning RequeueAfter (Note.N ticks).
+	NoteRequeueAfter
+	// NoteDropped is a notification a drop fault took from the controller.
+	NoteDropped
+	// NoteHeld is an event a delay fault held back.
+	NoteHeld
+	// NoteExpired is a watch that expired, so the informer relisted
+	// (Note.N objects).
+	NoteExpired
+)
+
+// Note is one note of a record, as data.
+type Note struct {
+	Kind NoteKind
+	// Call is the call of a NoteFailed or NoteInjected note.
+	Call *Call
+	// N counts: the ticks of NoteRequeueAfter, the objects of NoteExpired.
+	N int64
+	// Text is the words of a NoteText note, the error of a NoteError note,
+	// the value of a NotePanic note.
+	Text string
+}
+
+// Call is an API call that failed.
+type Call struct {
+	// Verb is the write's verb; zero for a read through the APIReader.
+	Verb Verb
+	// Object is the object called; a list names its kind only.
+	Object Ref
+	// List says the call was a read of a list.
+	List bool
+	// Reason is the reason of the error ("" for an error that is not an
+	// API error).
+	Reason Reason
+	// Err is the error's text as the caller got it.
+	Err string
+	// Injected says a fault made the call fail (Cluster.FailWrites).
+	Injected bool
+	// Applied says the injected failure came after the write landed (the
+	// ambiguous timeout).
+	Applied bool
+}
+
+// String renders the note as the trace prints it.
+func (n Note) String() string {
+	var b strings.Builder
+	n.write(&b)
+	return b.String()
+}
+
+func (n *Note) write(b *strings.Builder) {
+	switch n.Kind {
+	case NoteFailed:
+		c := n.Call
+		if c.Verb == 0 {
+			b.WriteString("read ")
+			if c.List {
+				b.WriteString(c.Object.Kind)
+				b.WriteString(" list")
+			} else {
+				b.WriteString(c.Object.String())
+			}
+		} else {
+			b.WriteString(c.Verb.String())
+			b.WriteByte(' ')
+			b.WriteString(c.Object.String())
+		}
+		b.WriteString(" failed: ")
+		b.WriteString(c.Err)
+	case NoteInjected:
+		c := n.Call
+		b.WriteString(c.Verb.String())
+		b.WriteByte(' ')
+		b.WriteString(c.Object.String())
+		if c.Applied {
+			b.WriteString(" applied, then")
+		}
+		b.WriteString(" failed: ")
+		b.WriteString(string(c.Reason))
+		b.WriteString(" (fault)")
+	case NoteError:
+		b.WriteString("error: ")
+		b.WriteString(n.Text)
+	case NotePanic:
+		b.WriteString("panic: ")
+		b.WriteString(n.Text)
+	case NoteRequeue:
+		b.WriteString("requeue")
+	case NoteRequeueAfter:
+		b.WriteString("requeue after ")
+		b.WriteString(strconv.FormatInt(n.N, 10))
+	case NoteDropped:
+		b.WriteString("notification dropped (fault)")
+	case NoteHeld:
+		b.WriteString("held back (fault)")
+	case NoteExpired:
+		b.WriteString("expired: relisted ")
+		b.WriteString(strconv.FormatInt(n.N, 10))
+	default:
+		b.WriteString(n.Text)
+	}
 }
 
 // Subject renders what the step was about: "Added Pod default/web-x@9",
@@ -75,9 +242,9 @@ func (r *Record) String() string {
 		}
 		b.WriteString(FormatWrite(w))
 	}
-	for _, n := range r.Notes {
+	for i := range r.Notes {
 		b.WriteString(" [")
-		b.WriteString(n)
+		r.Notes[i].write(&b)
 		b.WriteByte(']')
 	}
 	return b.String()
@@ -155,7 +322,10 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	for i := range t.Records {
 		r := &t.Records[i]
-		jr := jsonRecord{Step: r.Step, Time: r.Time, Actor: r.Actor, Action: r.Action, Object: r.Subject(), Notes: r.Notes}
+		jr := jsonRecord{Step: r.Step, Time: r.Time, Actor: r.Actor, Action: r.Action, Object: r.Subject()}
+		for _, n := range r.Notes {
+			jr.Notes = append(jr.Notes, n.String())
+		}
 		for _, wr := range r.Writes {
 			jw := jsonWrite{Verb: wr.Verb.String(), Object: wr.Ref().String(), RV: wr.RV(), Writer: wr.Caller}
 			if wr.Old != nil && wr.New != nil {

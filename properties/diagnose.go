@@ -87,11 +87,11 @@ func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		if r.Actor != controller || r.Action != "reconcile" || r.Target.Key() != target.Key() {
+		if r.Actor != controller || r.Kind != model.ActReconcile || r.Target.Key() != target.Key() {
 			continue
 		}
 		for _, n := range r.Notes {
-			if strings.Contains(n, " failed: ") {
+			if n.Kind == model.NoteFailed || n.Kind == model.NoteInjected {
 				return fmt.Sprintf("its last reconcile (t=%d, step %d) failed: %s", r.Time, r.Step, n)
 			}
 		}
@@ -107,7 +107,7 @@ func lastReturned(c *model.Cluster, controller string, target model.Ref) string 
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		if r.Actor == controller && r.Action == "reconcile" && r.Target.Key() == target.Key() {
+		if r.Actor == controller && r.Kind == model.ActReconcile && r.Target.Key() == target.Key() {
 			return fmt.Sprintf("its last reconcile (t=%d, step %d) %s", r.Time, r.Step, reconcileResult(r))
 		}
 	}
@@ -139,7 +139,7 @@ func lastSeen(c *model.Cluster, controller string, target model.Ref) string {
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		if r.Actor == controller && r.Action == "watch" && len(r.Notes) == 0 && mentions(r.Target, target) {
+		if r.Actor == controller && r.Kind == model.ActDeliver && !r.Replay && len(r.Notes) == 0 && mentions(r.Target, target) {
 			return fmt.Sprintf("the last event %s saw of it: %s at t=%d (step %d)", controller, r.Subject(), r.Time, r.Step)
 		}
 	}
@@ -284,10 +284,9 @@ func faultHistory(c *model.Cluster, sched faults.Schedule, controller string) []
 		if !ok || aimed.Target() != controller {
 			continue
 		}
-		prefix := fmt.Sprintf("#%d ", i+1)
 		line := fmt.Sprintf("fault scheduled at t=%d never struck (quiescence began first): %s", t.At, t.Fault)
 		for j := range recs {
-			if recs[j].Actor == "fault" && strings.HasPrefix(recs[j].Action, prefix) {
+			if recs[j].Fault == i+1 {
 				line = fmt.Sprintf("fault at t=%d (step %d): %s", recs[j].Time, recs[j].Step, t.Fault)
 				break
 			}
@@ -304,7 +303,7 @@ func outsideChanges(c *model.Cluster, target model.Ref) []string {
 	var out []string
 	for _, r := range c.Trace().Records {
 		for _, w := range r.Writes {
-			if w.Caller == "setup" || w.Caller == model.GarbageCollector || slices.Contains(controllers, w.Caller) {
+			if w.Caller == model.Setup || w.Caller == model.GarbageCollector || slices.Contains(controllers, w.Caller) {
 				continue
 			}
 			if writeConcerns(w, target) {

@@ -96,7 +96,7 @@ func diagnoseResync(c *model.Cluster, sched faults.Schedule, resyncFrom int, unm
 func lastReconcileBefore(recs []model.Record, controller, key string, step int) string {
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := &recs[i]
-		if r.Step >= step || r.Actor != controller || r.Action != "reconcile" || r.Target.Key() != key {
+		if r.Step >= step || r.Actor != controller || r.Kind != model.ActReconcile || r.Target.Key() != key {
 			continue
 		}
 		return fmt.Sprintf("before the resync, %s last reconciled %s at t=%d (step %d): %s", controller, key, r.Time, r.Step, reconcileStory(r))
@@ -106,12 +106,13 @@ func lastReconcileBefore(recs []model.Record, controller, key string, step int) 
 
 // reconcileStory renders what a reconcile ran into and returned, from its
 // record: "update ReplicaSet default/web failed: Conflict; returned nil:
-// nothing requeued it".
+// nothing requeued it". A call a fault made fail is told once, as the
+// fault's note.
 func reconcileStory(r *model.Record) string {
 	var failed []string
 	for _, n := range r.Notes {
-		if strings.Contains(n, " failed: ") && !strings.HasSuffix(n, "(injected)") {
-			failed = append(failed, n)
+		if n.Kind == model.NoteInjected || n.Kind == model.NoteFailed && !n.Call.Injected {
+			failed = append(failed, n.String())
 		}
 	}
 	returned := reconcileResult(r)
@@ -125,14 +126,14 @@ func reconcileStory(r *model.Record) string {
 func reconcileResult(r *model.Record) string {
 	returned := "returned nil, and nothing requeued it"
 	for _, n := range r.Notes {
-		switch {
-		case strings.HasPrefix(n, "error: "):
-			returned = "returned " + n
-		case strings.HasPrefix(n, "requeue after "):
-			returned = "returned RequeueAfter " + strings.TrimPrefix(n, "requeue after ")
-		case n == "requeue":
+		switch n.Kind {
+		case model.NoteError:
+			returned = "returned error: " + n.Text
+		case model.NoteRequeueAfter:
+			returned = fmt.Sprintf("returned RequeueAfter %d", n.N)
+		case model.NoteRequeue:
 			returned = "returned Requeue"
-		case strings.HasPrefix(n, "panic"):
+		case model.NotePanic:
 			returned = "panicked"
 		}
 	}
@@ -148,10 +149,10 @@ func resyncRepair(recs []model.Record, controller, key string, step int) []strin
 		if r.Step < step || r.Actor != controller {
 			continue
 		}
-		if r.Action == "resync" && r.Target.Kind != "" && r.Target.Key() == key && len(out) == 0 {
+		if r.Replay && r.Target.Key() == key && len(out) == 0 {
 			out = append(out, fmt.Sprintf("the resync at t=%d (step %d) replayed %s from %s's cache, as an update with old == new", r.Time, r.Step, r.Target, controller))
 		}
-		if r.Action == "reconcile" && r.Target.Key() == key && len(r.Writes) > 0 {
+		if r.Kind == model.ActReconcile && r.Target.Key() == key && len(r.Writes) > 0 {
 			return append(out, fmt.Sprintf("then %s reconciled %s at t=%d (step %d) and wrote: %s", controller, key, r.Time, r.Step, model.FormatWrite(r.Writes[0])))
 		}
 	}
@@ -167,11 +168,11 @@ func diagnoseSlow(c *model.Cluster, until model.Time) []string {
 	var order []string
 	var last *model.Record
 	for i, r := range c.Trace().Records {
-		if r.Time > until || r.Action != "reconcile" {
+		if r.Time > until || r.Kind != model.ActReconcile {
 			continue
 		}
 		for _, n := range r.Notes {
-			if strings.HasPrefix(n, "error: ") {
+			if n.Kind == model.NoteError {
 				k := r.Actor + " " + r.Target.Key()
 				if errs[k] == 0 {
 					order = append(order, k)

@@ -201,7 +201,7 @@ func (b *builder) addLane(kind, name string) int {
 // system actors act for the harness, not for the world outside.
 func isSystem(actor string) bool {
 	switch actor {
-	case "setup", "cluster", "clock", model.GarbageCollector:
+	case model.Setup, "cluster", "clock", model.GarbageCollector:
 		return true
 	}
 	return false
@@ -251,8 +251,8 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 	b.p.Records = append(b.p.Records, rec)
 
 	var kinds []noteKind
-	for _, n := range r.Notes {
-		kinds = append(kinds, classifyNote(n))
+	for i := range r.Notes {
+		kinds = append(kinds, classifyNote(&r.Notes[i]))
 	}
 	has := func(k noteKind) bool { return slices.Contains(kinds, k) }
 	add := func(l int, class string) {
@@ -261,8 +261,8 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 
 	fault := 0
 	switch {
-	case r.Actor == "fault":
-		fault = faultNumber(r)
+	case r.Fault > 0:
+		fault = r.Fault
 		add(b.faultLane, "fault")
 		if fault > 0 && fault <= len(b.sched) {
 			b.faultSpan(b.sched[fault-1].Fault, r.Step, i, rec.Object)
@@ -282,7 +282,7 @@ func (b *builder) addRecord(i int, r *model.Record) int {
 // restarts, partitions) or on one of its informers' lanes.
 func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add func(int, string)) {
 	ctl := r.Actor
-	if kind := informerKind(r); kind != "" {
+	if kind := r.Informer; kind != "" {
 		l, ok := b.infLane[ctl+"/"+kind]
 		if !ok {
 			l = b.ctrlLane[ctl]
@@ -294,16 +294,16 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 		}
 		class := "deliver"
 		switch {
-		case r.Action == "rewatch" && has(noteExpired):
+		case r.Kind == model.ActRewatch && has(noteExpired):
 			class = "relist"
 			clear(seen)
-		case r.Action == "rewatch":
+		case r.Kind == model.ActRewatch:
 			class = "rewatch"
-		case r.Action == "resync" && r.Target.Kind == "":
+		case r.Timer == model.TimerResync:
 			class = "resync-start"
-		case r.Action == "resync":
+		case r.Replay:
 			class = "resync"
-		case strings.HasPrefix(r.Action, "lag ends"):
+		case r.Timer == model.TimerLagEnds:
 			class = "lag"
 		case has(noteDropped):
 			class = "drop"
@@ -315,10 +315,10 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 			b.closeSpan(l, "lag", r.Step)
 		case class == "held":
 			b.openSpan(l, "held", r.Step, len(b.p.Records)-1, b.p.Records[len(b.p.Records)-1].Object)
-		case strings.HasPrefix(r.Action, "release held"):
+		case r.Timer == model.TimerRelease:
 			b.closeSpan(l, "held", r.Step)
 		}
-		if r.Action == "watch" || strings.HasPrefix(r.Action, "release held") {
+		if delivered(r) || r.Timer == model.TimerRelease {
 			key := deliveryKey{ref: r.Target, rv: r.RV}
 			if r.RV != 0 && seen[key] {
 				class += " dup"
@@ -328,9 +328,10 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 		add(l, class+writesClass(r))
 		return
 	}
-	class := r.Action
-	switch r.Action {
-	case "reconcile":
+	var class string
+	switch {
+	case r.Kind == model.ActReconcile:
+		class = "reconcile"
 		switch {
 		case has(noteError):
 			class += " error"
@@ -339,10 +340,11 @@ func (b *builder) controllerMarks(r *model.Record, has func(noteKind) bool, add 
 		case has(noteRequeue):
 			class += " requeue"
 		}
-	case "partition ends":
+	case r.Timer == model.TimerPartitionEnds:
 		b.closeSpan(b.ctrlLane[ctl], "partition", r.Step)
 		class = "other"
-	case "restart":
+	case r.Timer == model.TimerRestart:
+		class = "restart"
 		b.closeSpan(b.ctrlLane[ctl], "down", r.Step)
 		// A restart relists every informer of the controller.
 		for _, kind := range b.infKinds[ctl] {

@@ -8,33 +8,36 @@ import (
 )
 
 func TestClassifyNote(t *testing.T) {
-	for note, want := range map[string]noteKind{
-		"error: Conflict: the object has been modified":                  noteError,
-		"panic: runtime error":                                           noteError,
-		"update-status ReplicaSet default/web failed: Conflict: stale":   noteConflict,
-		"evict Pod default/web-1 failed: TooManyRequests: budget":        noteFailed,
-		"update Pod default/web-1 failed: Timeout (fault)":               noteFailed,
-		"update Pod default/web-1 applied, then failed: Timeout (fault)": noteFailed,
-		"notification dropped (fault)":                                   noteDropped,
-		"held back (fault)":                                              noteHeld,
-		"requeue after 5":                                                noteRequeue,
-		"expired: relisted 3":                                            noteExpired,
-		"Pod listed 0":                                                   notePlain,
-		"armed":                                                          notePlain,
+	call := func(reason model.Reason) *model.Call {
+		return &model.Call{Verb: model.VerbUpdate, Object: model.Ref{Kind: "Pod", Namespace: "default", Name: "web-1"}, Reason: reason}
+	}
+	for _, c := range []struct {
+		note model.Note
+		want noteKind
+	}{
+		{model.Note{Kind: model.NoteError, Text: "Conflict: the object has been modified"}, noteError},
+		{model.Note{Kind: model.NotePanic, Text: "runtime error"}, noteError},
+		{model.Note{Kind: model.NoteFailed, Call: call(model.ReasonConflict)}, noteConflict},
+		{model.Note{Kind: model.NoteInjected, Call: call(model.ReasonConflict)}, noteConflict},
+		{model.Note{Kind: model.NoteFailed, Call: call(model.ReasonTooManyReqs)}, noteFailed},
+		{model.Note{Kind: model.NoteInjected, Call: call(model.ReasonTimeout)}, noteFailed},
+		{model.Note{Kind: model.NoteDropped}, noteDropped},
+		{model.Note{Kind: model.NoteHeld}, noteHeld},
+		{model.Note{Kind: model.NoteRequeue}, noteRequeue},
+		{model.Note{Kind: model.NoteRequeueAfter, N: 5}, noteRequeue},
+		{model.Note{Kind: model.NoteExpired, N: 3}, noteExpired},
+		{model.Note{Text: "Pod listed 0"}, notePlain},
+		// Words alone classify nothing: a note in words that reads like a
+		// failure or a drop is plain.
+		{model.Note{Text: "update Pod default/web-1 failed: Conflict: stale"}, notePlain},
+		{model.Note{Text: "notification dropped (fault)"}, notePlain},
 	} {
-		assert.Equal(t, want, classifyNote(note), note)
+		assert.Equal(t, c.want, classifyNote(&c.note), c.note.String())
 	}
 }
 
-func TestFaultNumber(t *testing.T) {
-	assert.Equal(t, 2, faultNumber(&model.Record{Actor: "fault", Action: "#2 drop the next Pod notification to rs"}))
-	assert.Equal(t, 0, faultNumber(&model.Record{Actor: "fault", Action: "drop"}))
-	assert.Equal(t, 0, faultNumber(&model.Record{Actor: "fault", Action: "#x drop"}))
-}
-
-func TestInformerKind(t *testing.T) {
-	assert.Equal(t, "Pod", informerKind(&model.Record{Action: "watch", Target: model.Ref{Kind: "Pod"}}))
-	assert.Equal(t, "Node", informerKind(&model.Record{Action: "lag ends Node"}))
-	assert.Equal(t, "Pod", informerKind(&model.Record{Action: "release held Pod"}))
-	assert.Equal(t, "", informerKind(&model.Record{Action: "reconcile", Target: model.Ref{Kind: "ReplicaSet"}}))
+func TestDelivered(t *testing.T) {
+	assert.True(t, delivered(&model.Record{Kind: model.ActDeliver, Target: model.Ref{Kind: "Pod"}}))
+	assert.False(t, delivered(&model.Record{Kind: model.ActDeliver, Replay: true, Target: model.Ref{Kind: "Pod"}}))
+	assert.False(t, delivered(&model.Record{Kind: model.ActTimer, Timer: model.TimerRelease}))
 }
