@@ -106,8 +106,8 @@ func TestTheFirstInterceptToFailDecides(t *testing.T) {
 	var failed []string
 	for _, r := range c.Trace().Records {
 		for _, n := range r.Notes {
-			if strings.HasPrefix(n, "create Pod default/ax failed: ") {
-				failed = append(failed, n)
+			if text := n.String(); strings.HasPrefix(text, "create Pod default/ax failed: ") {
+				failed = append(failed, text)
 			}
 		}
 	}
