@@ -288,7 +288,12 @@ func (r *runner) quietRounds() *Failure {
 
 // settle runs every pending non-timer action, fairly: round-robin over the
 // informers, controllers and the garbage collector. A non-negative limit
-// bounds the steps it may take (the fault phase's budget).
+// bounds the steps it may take (the fault phase's budget). Once quiescence
+// has begun, an informer with an event in flight delivers it before
+// anything else runs: with no fault left, watch latency stays below a
+// reconcile's, so a backlog the fault phase built up drains instead of
+// lasting for ever at one event per round while each reconcile adds one
+// (docs/design.md, "Quiescence").
 func (r *runner) settle(limit int) *Failure {
 	c := r.c
 	for c.Busy() && limit != 0 {
@@ -297,6 +302,10 @@ func (r *runner) settle(limit int) *Failure {
 		for i, a := range r.acts {
 			if a.Kind == model.ActTimer || a.Kind == model.ActActor {
 				continue
+			}
+			if r.quietFrom > 0 && (a.Kind == model.ActDeliver || a.Kind == model.ActRewatch) {
+				next = i
+				break
 			}
 			pos := source(a)
 			if next < 0 {
