@@ -1,0 +1,178 @@
+package model
+
+import "fmt"
+
+// Enabled appends the actions that may happen next to buf, in a fixed
+// order: deliveries and rewatches per informer, reconciles per controller,
+// garbage collection, actors, rivals, then the next timer.
+//
+// The clock does not advance while a watch event can be delivered or a
+// broken watch re-established: watch latency stays below one tick unless
+// a fault (delay, stale, partition) holds events back. A controller may
+// still fall behind on its queue while time passes. A fault due now
+// strikes even while events are in flight (see Interrupt); one due later
+// waits, like every timer, until they are delivered.
+func (c *Cluster) Enabled(buf []Action) []Action {
+	inFlight := false
+	for i, inf := range c.informers {
+		if !inf.ctrl.up {
+			continue
+		}
+		if inf.canDeliver() {
+			buf = append(buf, Action{Kind: ActDeliver, Index: i})
+			inFlight = true
+		} else if inf.broken && !inf.ctrl.partitioned() {
+			buf = append(buf, Action{Kind: ActRewatch, Index: i})
+			inFlight = true
+		}
+	}
+	for i, ctl := range c.ctrls {
+		if ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 {
+			buf = append(buf, Action{Kind: ActReconcile, Index: i})
+		}
+	}
+	if c.server.GCPending() {
+		buf = append(buf, Action{Kind: ActCollect})
+	}
+	if !c.actorsStopped {
+		for i, a := range c.actors {
+			if a.moves > 0 {
+				buf = append(buf, Action{Kind: ActActor, Index: i})
+			}
+		}
+	}
+	for i, r := range c.rivals {
+		if r.enabled(c.server) {
+			buf = append(buf, Action{Kind: ActRival, Index: i})
+		}
+	}
+	// A fault's timer may fire while events are in flight only at the
+	// current time: firing it later would move the clock past the events
+	// in flight, and their informer would lag with no fault to say so.
+	if next := c.clock.Next(); next != nil && (!inFlight || next.Preempts && next.At <= c.clock.Now()) {
+		buf = append(buf, Action{Kind: ActTimer})
+	}
+	return buf
+}
+
+// Busy reports whether anything but a timer or an actor is enabled:
+// undelivered events, broken watches, queued keys, garbage, or a rival with
+// something to restore.
+func (c *Cluster) Busy() bool {
+	for _, r := range c.rivals {
+		if r.enabled(c.server) {
+			return true
+		}
+	}
+	for _, inf := range c.informers {
+		if inf.ctrl.up && (inf.canDeliver() || (inf.broken && !inf.ctrl.partitioned())) {
+			return true
+		}
+	}
+	for _, ctl := range c.ctrls {
+		if ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 {
+			return true
+		}
+	}
+	return c.server.GCPending()
+}
+
+// RequeuesUntil returns the time of the latest delayed requeue waiting in
+// any running controller's queue, if any.
+func (c *Cluster) RequeuesUntil() (Time, bool) {
+	var last Time
+	found := false
+	for _, ctl := range c.ctrls {
+		if !ctl.up || ctl.queue == nil {
+			continue
+		}
+		if t, ok := ctl.queue.LastWaiting(); ok && (!found || t > last) {
+			last, found = t, true
+		}
+	}
+	return last, found
+}
+
+// NextTimer returns the next timer, or nil.
+func (c *Cluster) NextTimer() *Timer { return c.clock.Next() }
+
+// Do performs one enabled action as one step.
+func (c *Cluster) Do(a Action) {
+	switch a.Kind {
+	case ActDeliver:
+		inf := c.informers[a.Index]
+		c.begin(inf.ctrl.spec.Name, "watch", "")
+		e, outcome := inf.deliver()
+		c.cur.Target, c.cur.Event, c.cur.RV, c.cur.Informer = e.Object.Ref(), e.Type, e.RV(), inf.kind
+		switch outcome {
+		case replayedNow:
+			c.cur.Action, c.cur.Event, c.cur.RV, c.cur.Replay = "resync", 0, 0, true
+		case dropped:
+			c.note(Note{Kind: NoteDropped})
+			c.dropped = append(c.dropped, Dropped{Controller: inf.ctrl.spec.Name, Event: e, At: c.clock.Now(), Step: c.step})
+		case heldBackNow:
+			c.note(Note{Kind: NoteHeld})
+		}
+	case ActRewatch:
+		inf := c.informers[a.Index]
+		c.begin(inf.ctrl.spec.Name, "rewatch", inf.kind)
+		c.cur.Informer = inf.kind
+		if inf.rewatch() {
+			c.note(Note{Kind: NoteExpired, N: int64(inf.cache.len())})
+		}
+	case ActReconcile:
+		ctl := c.ctrls[a.Index]
+		key, _ := ctl.queue.Get()
+		ctl.reconcile(key)
+	case ActCollect:
+		c.begin(GarbageCollector, "collect", "")
+		ref, _ := c.server.CollectGarbage()
+		c.cur.Target = ref
+	case ActActor:
+		s := c.actors[a.Index]
+		s.moves--
+		c.begin(s.actor.Name(), "act", "")
+		c.guard(s.actor.Name(), func() {
+			if err := s.actor.Act(s.out); err != nil {
+				c.noteError(err)
+			}
+		})
+	case ActRival:
+		c.rivals[a.Index].act(c)
+	case ActTimer:
+		c.begin("clock", "timer", "")
+		t := c.clock.Fire()
+		if c.cur.Timer == 0 {
+			c.cur.text = t.Name
+		}
+	default:
+		panic(fmt.Sprintf("model: unknown action %+v", a))
+	}
+	c.cur.Kind = a.Kind
+	c.end()
+}
+
+// LastReconciled reports the reconcile made by the last step: controller,
+// key and how many effective writes it made. ok is false when the last step
+// was not a reconcile.
+func (c *Cluster) LastReconciled() (controller, key string, writes int, ok bool) {
+	r := c.reconciled
+	if r.step != c.step || r.controller == "" {
+		return "", "", 0, false
+	}
+	return r.controller, r.key, r.writes, true
+}
+
+// Reconcile makes controller reconcile key now, as one step, taking the key
+// out of its queue if it is waiting there. Properties use it to probe a
+// reconcile (idempotence); the controller must be up.
+func (c *Cluster) Reconcile(controller, key string) error {
+	ctl := c.controller(controller)
+	if ctl == nil || !ctl.up || ctl.rec == nil {
+		return fmt.Errorf("controller %q is not a running level-triggered controller", controller)
+	}
+	ctl.queue.Take(key)
+	ctl.reconcile(key)
+	c.end()
+	return nil
+}
