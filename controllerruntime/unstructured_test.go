@@ -37,6 +37,30 @@ func unstructuredWorld(t *testing.T) (*convert.Converter, *crd.Set) {
 	return conv, crds
 }
 
+// runCRDWorld runs, with the first choice at every step, a cluster whose
+// manager serves unstructuredWorld's CRDs: setup declares the controllers
+// and returns the objects to apply. The run must pass.
+func runCRDWorld(t *testing.T, name string, setup func(m *crt.Manager) ([]client.Object, error)) *properties.Outcome {
+	t.Helper()
+	conv, crds := unstructuredWorld(t)
+	sc := properties.Scenario{Name: name, Build: func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		m, err := crt.NewManager(c, conv, crt.ManagerOptions{CRDs: crds})
+		if err != nil {
+			return nil, err
+		}
+		objs, err := setup(m)
+		if err != nil {
+			return nil, err
+		}
+		return c, m.Apply(objs...)
+	}}
+	out, err := properties.Execute(sc, nil, &properties.ReplayChooser{}, properties.RunOptions{})
+	require.NoError(t, err)
+	require.Nil(t, out.Failure)
+	return out
+}
+
 func object(gvk schema.GroupVersionKind, name string, content map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: content}
 	u.SetGroupVersionKind(gvk)
@@ -141,44 +165,29 @@ func (r *noteEcho) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 }
 
 func TestUnstructuredControllerWatches(t *testing.T) {
-	conv, crds := unstructuredWorld(t)
-	sc := properties.Scenario{
-		Name: "note-echo",
-		Build: func(cfg model.Config) (*model.Cluster, error) {
-			c := model.NewCluster(cfg)
-			m, err := crt.NewManager(c, conv, crt.ManagerOptions{CRDs: crds})
-			if err != nil {
-				return nil, err
-			}
-			watched := &unstructured.Unstructured{}
-			watched.SetGroupVersionKind(noteGVK)
-			err = crt.NewControllerManagedBy(m).For(watched).Named("echo").
-				WithGoal(func(ctx context.Context, r client.Reader) []model.Unmet {
-					list := &unstructured.UnstructuredList{}
-					list.SetGroupVersionKind(noteGVK.GroupVersion().WithKind("NoteList"))
-					if err := r.List(ctx, list); err != nil {
-						return []model.Unmet{{Message: err.Error()}}
+	out := runCRDWorld(t, "note-echo", func(m *crt.Manager) ([]client.Object, error) {
+		watched := &unstructured.Unstructured{}
+		watched.SetGroupVersionKind(noteGVK)
+		err := crt.NewControllerManagedBy(m).For(watched).Named("echo").
+			WithGoal(func(ctx context.Context, r client.Reader) []model.Unmet {
+				list := &unstructured.UnstructuredList{}
+				list.SetGroupVersionKind(noteGVK.GroupVersion().WithKind("NoteList"))
+				if err := r.List(ctx, list); err != nil {
+					return []model.Unmet{{Message: err.Error()}}
+				}
+				var out []model.Unmet
+				for i := range list.Items {
+					text, _, _ := unstructured.NestedString(list.Items[i].Object, "spec", "text")
+					seen, _, _ := unstructured.NestedString(list.Items[i].Object, "status", "seen")
+					if text != seen {
+						out = append(out, crt.Unmet(&list.Items[i], "has not seen %q", text))
 					}
-					var out []model.Unmet
-					for i := range list.Items {
-						text, _, _ := unstructured.NestedString(list.Items[i].Object, "spec", "text")
-						seen, _, _ := unstructured.NestedString(list.Items[i].Object, "status", "seen")
-						if text != seen {
-							out = append(out, crt.Unmet(&list.Items[i], "has not seen %q", text))
-						}
-					}
-					return out
-				}).
-				Complete(func(cl client.Client) reconcile.Reconciler { return &noteEcho{Client: cl} })
-			if err != nil {
-				return nil, err
-			}
-			return c, m.Apply(object(noteGVK, "a", map[string]any{"spec": map[string]any{"text": "one"}}),
-				object(noteGVK, "b", map[string]any{"spec": map[string]any{"text": "two"}}))
-		},
-	}
-	out, err := properties.Execute(sc, nil, &properties.ReplayChooser{}, properties.RunOptions{})
-	require.NoError(t, err)
-	require.Nil(t, out.Failure)
+				}
+				return out
+			}).
+			Complete(func(cl client.Client) reconcile.Reconciler { return &noteEcho{Client: cl} })
+		return []client.Object{object(noteGVK, "a", map[string]any{"spec": map[string]any{"text": "one"}}),
+			object(noteGVK, "b", map[string]any{"spec": map[string]any{"text": "two"}})}, err
+	})
 	assert.Equal(t, "one", out.Cluster.State().Get("Note", "default", "a").Status.Str("seen"))
 }

@@ -8,7 +8,6 @@ import (
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/examples/schemaops"
 	"github.com/converge-sim/converge/model"
-	"github.com/converge-sim/converge/properties"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -78,50 +77,35 @@ func (r *formSpy) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 // kinds unstructured from its cache, and finds a field index only in the
 // form it was registered for.
 func TestUnstructuredWatchesDeliverUnstructured(t *testing.T) {
-	conv, crds := unstructuredWorld(t)
 	log := &formLog{}
-	sc := properties.Scenario{
-		Name: "forms",
-		Build: func(cfg model.Config) (*model.Cluster, error) {
-			c := model.NewCluster(cfg)
-			m, err := crt.NewManager(c, conv, crt.ManagerOptions{CRDs: crds})
-			if err != nil {
-				return nil, err
+	runCRDWorld(t, "forms", func(m *crt.Manager) ([]client.Object, error) {
+		err := m.Setup(func(mgr manager.Manager) error {
+			if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.ConfigMap{}, "data.k", func(o client.Object) []string {
+				return []string{o.(*corev1.ConfigMap).Data["k"]} // panics if handed the unstructured form
+			}); err != nil {
+				return err
 			}
-			err = m.Setup(func(mgr manager.Manager) error {
-				if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.ConfigMap{}, "data.k", func(o client.Object) []string {
-					return []string{o.(*corev1.ConfigMap).Data["k"]} // panics if handed the unstructured form
-				}); err != nil {
-					return err
-				}
-				ucm := &unstructured.Unstructured{}
-				ucm.SetGroupVersionKind(cmGVK)
-				if err := mgr.GetFieldIndexer().IndexField(context.Background(), ucm, "data.u", func(o client.Object) []string {
-					v, _, _ := unstructured.NestedString(o.(*unstructured.Unstructured).Object, "data", "k")
-					return []string{v}
-				}); err != nil {
-					return err
-				}
-				ub := &unstructured.Unstructured{}
-				ub.SetGroupVersionKind(batchGVK)
-				return ctrl.NewControllerManagedBy(mgr).Named("spy").
-					For(ub, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { log.saw("for predicate", o); return true }))).
-					Watches(ucm.DeepCopy(), handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-						log.saw("configmap handler", o)
-						return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "default", Name: "b"}}}
-					})).
-					Complete(&formSpy{Client: mgr.GetClient(), log: log})
-			}, crt.SetupOptions{})
-			if err != nil {
-				return nil, err
+			ucm := &unstructured.Unstructured{}
+			ucm.SetGroupVersionKind(cmGVK)
+			if err := mgr.GetFieldIndexer().IndexField(context.Background(), ucm, "data.u", func(o client.Object) []string {
+				v, _, _ := unstructured.NestedString(o.(*unstructured.Unstructured).Object, "data", "k")
+				return []string{v}
+			}); err != nil {
+				return err
 			}
-			return c, m.Apply(object(batchGVK, "b", map[string]any{"spec": map[string]any{}}),
-				object(cmGVK, "cfg", map[string]any{"data": map[string]any{"k": "1"}}))
-		},
-	}
-	out, err := properties.Execute(sc, nil, &properties.ReplayChooser{}, properties.RunOptions{})
-	require.NoError(t, err)
-	require.Nil(t, out.Failure)
+			ub := &unstructured.Unstructured{}
+			ub.SetGroupVersionKind(batchGVK)
+			return ctrl.NewControllerManagedBy(mgr).Named("spy").
+				For(ub, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { log.saw("for predicate", o); return true }))).
+				Watches(ucm.DeepCopy(), handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+					log.saw("configmap handler", o)
+					return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "default", Name: "b"}}}
+				})).
+				Complete(&formSpy{Client: mgr.GetClient(), log: log})
+		}, crt.SetupOptions{})
+		return []client.Object{object(batchGVK, "b", map[string]any{"spec": map[string]any{}}),
+			object(cmGVK, "cfg", map[string]any{"data": map[string]any{"k": "1"}})}, err
+	})
 	require.NotEmpty(t, log.events)
 	for _, e := range log.events {
 		assert.Contains(t, e, "*unstructured.Unstructured", "an unstructured watch hands over unstructured objects")
@@ -141,37 +125,22 @@ func TestUnstructuredWatchesDeliverUnstructured(t *testing.T) {
 // TestLookAlikeBuilderUnstructuredWatch: the look-alike builder hands an
 // unstructured watch of a kind with a Go type unstructured objects too.
 func TestLookAlikeBuilderUnstructuredWatch(t *testing.T) {
-	conv, crds := unstructuredWorld(t)
 	log := &formLog{}
-	sc := properties.Scenario{
-		Name: "forms",
-		Build: func(cfg model.Config) (*model.Cluster, error) {
-			c := model.NewCluster(cfg)
-			m, err := crt.NewManager(c, conv, crt.ManagerOptions{CRDs: crds})
-			if err != nil {
-				return nil, err
-			}
-			ub := &unstructured.Unstructured{}
-			ub.SetGroupVersionKind(batchGVK)
-			err = crt.NewControllerManagedBy(m).Named("spy").
-				For(ub, crt.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { log.saw("for", o); return true }))).
-				Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-					log.saw("typed configmap", o)
-					return nil
-				})).
-				Complete(func(cl client.Client) reconcile.Reconciler {
-					return reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })
-				})
-			if err != nil {
-				return nil, err
-			}
-			return c, m.Apply(object(batchGVK, "b", map[string]any{"spec": map[string]any{}}),
-				object(cmGVK, "cfg", map[string]any{"data": map[string]any{"k": "1"}}))
-		},
-	}
-	out, err := properties.Execute(sc, nil, &properties.ReplayChooser{}, properties.RunOptions{})
-	require.NoError(t, err)
-	require.Nil(t, out.Failure)
+	runCRDWorld(t, "forms", func(m *crt.Manager) ([]client.Object, error) {
+		ub := &unstructured.Unstructured{}
+		ub.SetGroupVersionKind(batchGVK)
+		err := crt.NewControllerManagedBy(m).Named("spy").
+			For(ub, crt.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { log.saw("for", o); return true }))).
+			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+				log.saw("typed configmap", o)
+				return nil
+			})).
+			Complete(func(cl client.Client) reconcile.Reconciler {
+				return reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })
+			})
+		return []client.Object{object(batchGVK, "b", map[string]any{"spec": map[string]any{}}),
+			object(cmGVK, "cfg", map[string]any{"data": map[string]any{"k": "1"}})}, err
+	})
 	assert.Contains(t, log.events, "for *unstructured.Unstructured")
 	assert.Contains(t, log.events, "typed configmap *v1.ConfigMap", "a typed watch stays typed")
 }
