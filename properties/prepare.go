@@ -70,9 +70,13 @@ func (sh *shape) under(mix faults.Mix) (*Prepared, error) {
 func (p *Prepared) Plan() Plan { return p.plan }
 
 // faithfulOnly returns the scenario prepared under the faithful kinds of
-// its mix, preparing it the first time.
-func (p *Prepared) faithfulOnly(faithful faults.Mix) (*Prepared, error) {
+// its mix, preparing it the first time; nil when the mix has none.
+func (p *Prepared) faithfulOnly() (*Prepared, error) {
 	if p.faithful == nil {
+		faithful, _ := p.mix.Split()
+		if len(faithful) == 0 {
+			return nil, nil
+		}
 		f, err := p.shape.under(faithful)
 		if err != nil {
 			return nil, err

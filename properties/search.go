@@ -189,15 +189,11 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	if err != nil || res.Counterexample == nil || res.Counterexample.Class != faults.Adversarial {
 		return res, err
 	}
-	faithful, _ := p.mix.Split()
-	if len(faithful) == 0 {
-		return res, nil
+	fp, err := p.faithfulOnly()
+	if err != nil || fp == nil {
+		return res, err
 	}
-	fp, err := p.faithfulOnly(faithful)
-	if err != nil {
-		return nil, err
-	}
-	again, err := fp.searchOnce(opts, replay.under(faithful, true))
+	again, err := fp.searchOnce(opts, replay.under(fp.mix, true))
 	if err != nil {
 		return nil, err
 	}
