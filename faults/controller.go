@@ -26,7 +26,7 @@ func (f Restart) Target() string { return f.Controller }
 
 // Apply crashes the controller, now or after its next writes.
 func (f Restart) Apply(c *model.Cluster) error {
-	return c.CrashAfterWrites(f.Controller, f.AfterWrites, f.Down)
+	return c.Faults().CrashAfterWrites(f.Controller, f.AfterWrites, f.Down)
 }
 
 func (f Restart) String() string {
@@ -51,7 +51,7 @@ func (Partition) Kind() Kind { return KindPartition }
 func (f Partition) Target() string { return f.Controller }
 
 // Apply starts the partition.
-func (f Partition) Apply(c *model.Cluster) error { return c.Partition(f.Controller, f.For) }
+func (f Partition) Apply(c *model.Cluster) error { return c.Faults().Partition(f.Controller, f.For) }
 
 func (f Partition) String() string {
 	return fmt.Sprintf("partition %s from the API server for %d ticks", f.Controller, f.For)
@@ -114,7 +114,7 @@ func (f APIError) Apply(c *model.Cluster) error {
 	if bad != nil {
 		return bad
 	}
-	return c.FailWrites(f.Controller, err, f.Count, applied)
+	return c.Faults().FailWrites(f.Controller, err, f.Count, applied)
 }
 
 func (f APIError) String() string {

@@ -24,7 +24,7 @@ func (Drop) Kind() Kind { return KindDrop }
 func (f Drop) Target() string { return f.Controller }
 
 // Apply arms the drop on the informer.
-func (f Drop) Apply(c *model.Cluster) error { return c.ArmDrop(f.Controller, f.Resource) }
+func (f Drop) Apply(c *model.Cluster) error { return c.Faults().ArmDrop(f.Controller, f.Resource) }
 
 func (f Drop) String() string {
 	return fmt.Sprintf("drop the next %s notification to %s", f.Resource, f.Controller)
@@ -46,7 +46,9 @@ func (Duplicate) Kind() Kind { return KindDuplicate }
 func (f Duplicate) Target() string { return f.Controller }
 
 // Apply arms the duplicate.
-func (f Duplicate) Apply(c *model.Cluster) error { return c.ArmDuplicate(f.Controller, f.Resource) }
+func (f Duplicate) Apply(c *model.Cluster) error {
+	return c.Faults().ArmDuplicate(f.Controller, f.Resource)
+}
 
 func (f Duplicate) String() string {
 	return fmt.Sprintf("duplicate the next %s event to %s", f.Resource, f.Controller)
@@ -68,7 +70,9 @@ func (Delay) Kind() Kind { return KindDelay }
 func (f Delay) Target() string { return f.Controller }
 
 // Apply arms the delay.
-func (f Delay) Apply(c *model.Cluster) error { return c.ArmDelay(f.Controller, f.Resource, f.For) }
+func (f Delay) Apply(c *model.Cluster) error {
+	return c.Faults().ArmDelay(f.Controller, f.Resource, f.For)
+}
 
 func (f Delay) String() string {
 	return fmt.Sprintf("delay the next %s event to %s by %d ticks", f.Resource, f.Controller, f.For)
@@ -91,7 +95,7 @@ func (Expire) Kind() Kind { return KindExpire }
 func (f Expire) Target() string { return f.Controller }
 
 // Apply expires the watch.
-func (f Expire) Apply(c *model.Cluster) error { return c.Expire(f.Controller, f.Resource) }
+func (f Expire) Apply(c *model.Cluster) error { return c.Faults().Expire(f.Controller, f.Resource) }
 
 func (f Expire) String() string {
 	return fmt.Sprintf("expire the %s watch of %s", f.Resource, f.Controller)
@@ -115,7 +119,7 @@ func (f Stale) Target() string { return f.Controller }
 
 // Apply starts the lag.
 func (f Stale) Apply(c *model.Cluster) error {
-	return c.Lag(f.Controller, f.Resource, f.Behind, f.For)
+	return c.Faults().Lag(f.Controller, f.Resource, f.Behind, f.For)
 }
 
 func (f Stale) String() string {

@@ -178,7 +178,7 @@ func (f Rival) Apply(c *model.Cluster) error {
 		c.Note("no %s to rival over", f.Target.Resource)
 		return nil
 	}
-	return c.StartRival(model.Rival{Name: RivalWriter, Target: o.Ref(), Path: f.Target.Path, Value: f.Target.value(f.Value, f.Choice), Persistent: f.Persistent})
+	return c.Faults().StartRival(model.Rival{Name: RivalWriter, Target: o.Ref(), Path: f.Target.Path, Value: f.Target.value(f.Value, f.Choice), Persistent: f.Persistent})
 }
 
 func (f Rival) String() string {

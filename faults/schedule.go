@@ -78,8 +78,8 @@ func (s Schedule) Inject(c *model.Cluster) []*model.Timer {
 	var timers []*model.Timer
 	for i, t := range s.Sorted() {
 		f, n := t.Fault, i+1
-		timers = append(timers, c.Interrupt(t.At, "fault", fmt.Sprintf("#%d %s", n, f), func() {
-			c.MarkFault(n)
+		timers = append(timers, c.Faults().Interrupt(t.At, "fault", fmt.Sprintf("#%d %s", n, f), func() {
+			c.Faults().Mark(n)
 			if err := f.Apply(c); err != nil {
 				c.Note("fault had no target: %v", err)
 			}

@@ -44,7 +44,7 @@ func TestARivalKeepsAnAnnotation(t *testing.T) {
 	require.NoError(t, c.Apply(&model.Object{Kind: "Pod", Namespace: "default", Name: "p"}))
 	require.NoError(t, c.Start())
 	p := c.State().Get("Pod", "default", "p")
-	require.NoError(t, c.StartRival(model.Rival{Name: "rival", Target: p.Ref(), Path: "metadata.annotations.owner", Value: "ops", Persistent: true}))
+	require.NoError(t, c.Faults().StartRival(model.Rival{Name: "rival", Target: p.Ref(), Path: "metadata.annotations.owner", Value: "ops", Persistent: true}))
 	for range 10 {
 		for _, a := range c.Enabled(nil) {
 			if a.Kind == model.ActRival {
@@ -54,5 +54,5 @@ func TestARivalKeepsAnAnnotation(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "ops", c.State().Get("Pod", "default", "p").Field("metadata.annotations.owner"))
-	assert.Error(t, c.StartRival(model.Rival{Name: "rival-2", Target: p.Ref(), Path: "metadata.labels.annotation:owner", Value: "x"}))
+	assert.Error(t, c.Faults().StartRival(model.Rival{Name: "rival-2", Target: p.Ref(), Path: "metadata.labels.annotation:owner", Value: "x"}))
 }

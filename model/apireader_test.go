@@ -50,7 +50,7 @@ func TestAPIReaderSeesWritesTheCacheHasNot(t *testing.T) {
 
 func TestAPIReaderFailsWhilePartitioned(t *testing.T) {
 	c, cl := liveCluster(t)
-	require.NoError(t, c.Partition("live", 5))
+	require.NoError(t, c.Faults().Partition("live", 5))
 	_, err := cl.(APIReader).GetLive("Pod", "default", "a")
 	assert.Equal(t, ReasonUnavailable, ReasonOf(err))
 	_, err = cl.(APIReader).ListLive("Pod", ListOptions{})

@@ -153,9 +153,6 @@ func (c *Cluster) Trace() *Trace { return &c.trace }
 // Panic returns the first panic raised by user code, or nil.
 func (c *Cluster) Panic() *Panic { return c.panic }
 
-// Dropped returns the notifications drop faults have taken, in order.
-func (c *Cluster) Dropped() []Dropped { return c.dropped }
-
 // Filtered returns the notifications controllers' filters turned into no
 // key, in order (empty when the trace is discarded).
 func (c *Cluster) Filtered() []Filtered { return c.filtered }
@@ -310,16 +307,6 @@ func (c *Cluster) At(t Time, actor, action string, fn func()) *Timer {
 	})
 }
 
-// Interrupt is At for faults: once the clock is at time t, its timer may
-// fire even while watch events are in flight, so that a fault can strike
-// in the middle of things. It never moves the clock while events are in
-// flight: that would make an informer lag with no fault in the schedule.
-func (c *Cluster) Interrupt(t Time, actor, action string, fn func()) *Timer {
-	tm := c.At(t, actor, action, fn)
-	tm.Preempts = true
-	return tm
-}
-
 // HoldResync stops (held true) or resumes resyncs: while held, a resync
 // timer fires on time but its informer replays nothing. Properties hold
 // resync to check that a controller reaches its goal without one, as it
@@ -333,22 +320,6 @@ func (c *Cluster) StopActors() {
 		c.quietAt = c.clock.Now()
 	}
 	c.actorsStopped = true
-}
-
-// Heal ends every fault at once, as one step: armed faults are disarmed,
-// held events released, lags and partitions end, crashed controllers come
-// back now, transient rivals stop. Persistent rivals go on.
-func (c *Cluster) Heal() {
-	c.begin("cluster", "heal", "")
-	for _, ctl := range c.ctrls {
-		ctl.heal()
-	}
-	for _, r := range c.rivals {
-		if !r.Persistent {
-			r.active = false
-		}
-	}
-	c.end()
 }
 
 // Up reports whether the named controller is running.

@@ -55,19 +55,19 @@ func TestCachesConvergeToTheServer(t *testing.T) {
 				name := ctl.Draw(t, "controller")
 				switch rapid.SampledFrom(kinds).Draw(t, "fault") {
 				case 0:
-					err = c.ArmDrop(name, "Pod")
+					err = c.Faults().ArmDrop(name, "Pod")
 				case 1:
-					err = c.ArmDuplicate(name, "Pod")
+					err = c.Faults().ArmDuplicate(name, "Pod")
 				case 2:
-					err = c.ArmDelay(name, "Pod", model.Time(rapid.IntRange(1, 5).Draw(t, "for")))
+					err = c.Faults().ArmDelay(name, "Pod", model.Time(rapid.IntRange(1, 5).Draw(t, "for")))
 				case 3:
-					err = c.Expire(name, "Pod")
+					err = c.Faults().Expire(name, "Pod")
 				case 4:
-					err = c.Lag(name, "Pod", uint64(rapid.IntRange(1, 3).Draw(t, "behind")), 4)
+					err = c.Faults().Lag(name, "Pod", uint64(rapid.IntRange(1, 3).Draw(t, "behind")), 4)
 				case 5:
-					err = c.Partition(name, model.Time(rapid.IntRange(1, 5).Draw(t, "for")))
+					err = c.Faults().Partition(name, model.Time(rapid.IntRange(1, 5).Draw(t, "for")))
 				case 6:
-					err = c.Crash(name, model.Time(rapid.IntRange(1, 5).Draw(t, "down")))
+					err = c.Faults().Crash(name, model.Time(rapid.IntRange(1, 5).Draw(t, "down")))
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -79,7 +79,7 @@ func TestCachesConvergeToTheServer(t *testing.T) {
 				}
 			}
 		}
-		c.Heal()
+		c.Faults().Heal()
 		for c.Busy() {
 			c.Do(c.Enabled(nil)[0])
 		}

@@ -23,7 +23,7 @@ func TestAFailedCreateOfAGeneratedNameShowsItsPrefix(t *testing.T) {
 	}))
 	require.NoError(t, c.Apply(pod("a")))
 	require.NoError(t, c.Start())
-	require.NoError(t, c.FailWrites("gen", statusErr(ReasonConflict, "injected"), 1, false))
+	require.NoError(t, c.Faults().FailWrites("gen", statusErr(ReasonConflict, "injected"), 1, false))
 	var notes []string
 	for range 20 {
 		acts := c.Enabled(nil)

@@ -22,10 +22,12 @@
 //   - [Cluster.SetChooser], [Cluster.Enabled] and [Cluster.Do] drive the
 //     run: Enabled lists the [Action] values that may happen next (deliver
 //     an event, reconcile a key, fire a timer, …), Do makes one happen.
-//   - The fault primitives ([Cluster.ArmDrop], [Cluster.Crash],
-//     [Cluster.Partition], [Cluster.FailWrites], …) are what package faults
-//     injects; [Cluster.Heal] ends them all at once, except persistent
-//     rivals.
+//     [Cluster.Sources] numbers what the actions serve, for schedulers
+//     that weigh them (PCT, settling's round-robin).
+//   - [Cluster.Faults] is the fault surface: its primitives
+//     ([Faults.ArmDrop], [Faults.Crash], [Faults.Partition],
+//     [Faults.FailWrites], …) are what package faults injects;
+//     [Faults.Heal] ends them all at once, except persistent rivals.
 //   - [Cluster.State], [Cluster.Goals] and [Cluster.Trace] read the result:
 //     the stored objects, the goals that do not hold, and one [Record] per
 //     step.

@@ -27,7 +27,7 @@ func hookWorld(t *testing.T) *Cluster {
 	}))
 	require.NoError(t, c.Apply(pod("a")))
 	require.NoError(t, c.Start())
-	require.NoError(t, c.FailWrites("gen", statusErr(ReasonConflict, "injected"), 1, false))
+	require.NoError(t, c.Faults().FailWrites("gen", statusErr(ReasonConflict, "injected"), 1, false))
 	return c
 }
 

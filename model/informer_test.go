@@ -64,15 +64,15 @@ func TestStartListsThenWatches(t *testing.T) {
 func TestDropLosesTheNotificationNotTheCacheUpdate(t *testing.T) {
 	c, rec := recordingCluster(t, Config{}, 0)
 	require.NoError(t, c.Start())
-	require.NoError(t, c.ArmDrop("rec", "Pod"))
+	require.NoError(t, c.Faults().ArmDrop("rec", "Pod"))
 	require.NoError(t, c.Outside("user").Create(pod("a")))
 	deliverAll(c)
 	assert.Empty(t, (*rec).calls, "the handler was not told")
 	got, err := (*rec).c.Get("Pod", "default", "a")
 	require.NoError(t, err, "the cache applied the event")
 	assert.Equal(t, "a", got.Name)
-	require.Len(t, c.Dropped(), 1)
-	assert.Equal(t, Added, c.Dropped()[0].Event.Type)
+	require.Len(t, c.Faults().Dropped(), 1)
+	assert.Equal(t, Added, c.Faults().Dropped()[0].Event.Type)
 }
 
 func TestResyncReplaysTheCacheWithoutReadingTheServer(t *testing.T) {
@@ -96,7 +96,7 @@ func TestExpiredWatchRelistsWithTombstonesAndNewUIDs(t *testing.T) {
 	require.NoError(t, c.Apply(pod("gone"), pod("reborn"), pod("kept")))
 	require.NoError(t, c.Start())
 	(*rec).calls = nil
-	require.NoError(t, c.BreakWatch("rec", "Pod"))
+	require.NoError(t, c.Faults().BreakWatch("rec", "Pod"))
 
 	out := c.Outside("user")
 	require.NoError(t, out.Delete(Ref{"Pod", "default", "gone"}, DeleteOptions{}))
@@ -123,7 +123,7 @@ func TestRestartRelistDeliversAddForEveryObject(t *testing.T) {
 	require.NoError(t, c.Apply(pod("a"), pod("b")))
 	require.NoError(t, c.Start())
 	first := *rec
-	require.NoError(t, c.Crash("rec", 3))
+	require.NoError(t, c.Faults().Crash("rec", 3))
 	assert.False(t, c.Up("rec"))
 	assert.Empty(t, c.Enabled(nil)[:0])
 	c.Do(Action{Kind: ActTimer}) // restart after 3 ticks

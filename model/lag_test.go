@@ -17,7 +17,7 @@ func TestNoLagWithoutAFault(t *testing.T) {
 		return ReconcilerFunc(func(Request) (Result, error) { return Result{}, nil })
 	}}))
 	require.NoError(t, c.Start())
-	c.Interrupt(5, "fault", "later", func() {})
+	c.Faults().Interrupt(5, "fault", "later", func() {})
 	require.NoError(t, c.Outside("user").Create(&Object{Kind: "Pod", Namespace: "default", Name: "p"}))
 
 	timerEnabled := func() bool {
@@ -30,7 +30,7 @@ func TestNoLagWithoutAFault(t *testing.T) {
 	}
 	assert.False(t, timerEnabled(), "a fault due at t=5 must wait for the event in flight at t=0")
 
-	now := c.Interrupt(0, "fault", "now", func() {})
+	now := c.Faults().Interrupt(0, "fault", "now", func() {})
 	assert.True(t, timerEnabled(), "a fault due now strikes in the middle of things")
 	now.Cancel()
 

@@ -52,7 +52,7 @@ func TestNotifyReplacesTheMappingAndSeesEventTypes(t *testing.T) {
 	deliverAll(c)
 	c.Do(Action{Kind: ActTimer}) // resync of the ConfigMap informer, then the Pod one
 	c.Do(Action{Kind: ActTimer})
-	require.NoError(t, c.BreakWatch("n", "Pod"))
+	require.NoError(t, c.Faults().BreakWatch("n", "Pod"))
 	require.NoError(t, out.Delete(Ref{"Pod", "default", "a"}, DeleteOptions{}))
 	require.NoError(t, out.Create(pod("b")))
 	require.NoError(t, out.Create(pod("c")))

@@ -9,15 +9,6 @@ import (
 // Note adds a note to the current step's record.
 func (c *Cluster) Note(format string, args ...any) { c.notef(format, args...) }
 
-// MarkFault records that the current step is the work of fault n of the
-// schedule, counted from 1 in time order (Record.Fault). The faults
-// package calls it as each fault strikes.
-func (c *Cluster) MarkFault(n int) {
-	if c.cur != nil {
-		c.cur.Fault = n
-	}
-}
-
 // begin starts the record of a step, or relabels the current one (a timer
 // step takes the name of what its timer does).
 func (c *Cluster) begin(actor, action, object string) {
@@ -31,7 +22,7 @@ func (c *Cluster) begin(actor, action, object string) {
 		c.cur = &c.scratch
 		c.cur.Step = c.step
 	}
-	c.cur.Actor, c.cur.Action, c.cur.text = actor, action, object
+	c.cur.Actor, c.cur.action, c.cur.text = actor, action, object
 	c.cur.Target, c.cur.Event, c.cur.RV = Ref{}, 0, 0
 }
 
@@ -53,7 +44,7 @@ func (c *Cluster) end() {
 	}
 	if c.debug {
 		c.log.Debug("step", zap.Int("step", r.Step), zap.Int64("t", int64(r.Time)), zap.String("actor", r.Actor),
-			zap.String("action", r.Action), zap.String("object", r.Subject()), zap.Stringer("record", r))
+			zap.String("action", r.action), zap.String("object", r.Subject()), zap.Stringer("record", r))
 	}
 }
 

@@ -18,11 +18,11 @@ func TestOneRivalPerField(t *testing.T) {
 	require.NoError(t, c.Start())
 	require.NoError(t, c.Apply(&Object{Kind: "ReplicaSet", Namespace: "default", Name: "web"}))
 	web := Ref{Kind: "ReplicaSet", Namespace: "default", Name: "web"}
-	require.NoError(t, c.StartRival(Rival{Name: "rival", Target: web, Path: "status.replicas", Value: 3, Persistent: true}))
-	require.NoError(t, c.StartRival(Rival{Name: "rival", Target: web, Path: "spec.replicas", Value: 1, Persistent: true}))
-	require.NoError(t, c.StartRival(Rival{Name: "rival", Target: web, Path: "status.replicas", Value: 7, Persistent: true}))
+	require.NoError(t, c.Faults().StartRival(Rival{Name: "rival", Target: web, Path: "status.replicas", Value: 3, Persistent: true}))
+	require.NoError(t, c.Faults().StartRival(Rival{Name: "rival", Target: web, Path: "spec.replicas", Value: 1, Persistent: true}))
+	require.NoError(t, c.Faults().StartRival(Rival{Name: "rival", Target: web, Path: "status.replicas", Value: 7, Persistent: true}))
 
-	active := c.Rivals()
+	active := c.Faults().Rivals()
 	require.Len(t, active, 2)
 	assert.Equal(t, "spec.replicas", active[0].Path)
 	assert.Equal(t, int64(7), active[1].Value, "the later rival owns status.replicas")

@@ -315,7 +315,7 @@ func (d *scriptDriver) fault(cmd string, a *scriptArgs, line string) error {
 		if err := a.unused(); err != nil {
 			return err
 		}
-		d.c.Heal()
+		d.c.Faults().Heal()
 		return nil
 	}
 	apply, err := d.primitive(cmd, a)
@@ -325,11 +325,12 @@ func (d *scriptDriver) fault(cmd string, a *scriptArgs, line string) error {
 	if err != nil {
 		return err
 	}
-	tm := d.c.Interrupt(d.c.Now(), "fault", line, func() {
+	tm := d.c.Faults().Interrupt(d.c.Now(), "fault", line, func() {
 		if err := apply(); err != nil {
 			d.c.Note("fault had no target: %v", err)
 		}
 	})
+
 	if next := d.c.NextTimer(); next != tm {
 		tm.Cancel()
 		return fmt.Errorf("timer %q is due first: tick it before the fault", next.Name)
@@ -346,16 +347,16 @@ func (d *scriptDriver) primitive(cmd string, a *scriptArgs) (func() error, error
 	case "lag":
 		ctl, kind := splitInformer(a.pos(0))
 		behind, dur := uint64(a.need("behind")), Time(a.need("for"))
-		return func() error { return c.Lag(ctl, kind, behind, dur) }, nil
+		return func() error { return c.Faults().Lag(ctl, kind, behind, dur) }, nil
 	case "partition":
 		ctl, dur := a.pos(0), Time(a.need("for"))
-		return func() error { return c.Partition(ctl, dur) }, nil
+		return func() error { return c.Faults().Partition(ctl, dur) }, nil
 	case "crash":
 		ctl, down := a.pos(0), Time(a.need("down"))
-		return func() error { return c.Crash(ctl, down) }, nil
+		return func() error { return c.Faults().Crash(ctl, down) }, nil
 	case "crash-after-writes":
 		ctl, writes, down := a.pos(0), a.need("writes"), Time(a.need("down"))
-		return func() error { return c.CrashAfterWrites(ctl, writes, down) }, nil
+		return func() error { return c.Faults().CrashAfterWrites(ctl, writes, down) }, nil
 	case "fail-writes":
 		ctl, n, applied := a.pos(0), a.need("n"), a.flag("applied")
 		reason := Reason(a.str("reason", ""))
@@ -363,23 +364,23 @@ func (d *scriptDriver) primitive(cmd string, a *scriptArgs) (func() error, error
 			return nil, fmt.Errorf("reason=%s: want Conflict, Timeout, TooManyRequests, InternalError or ServiceUnavailable", reason)
 		}
 		err := &StatusError{Reason: reason, Message: "injected"}
-		return func() error { return c.FailWrites(ctl, err, n, applied) }, nil
+		return func() error { return c.Faults().FailWrites(ctl, err, n, applied) }, nil
 	case "arm-delay":
 		ctl, kind := splitInformer(a.pos(0))
 		dur := Time(a.need("for"))
-		return func() error { return c.ArmDelay(ctl, kind, dur) }, nil
+		return func() error { return c.Faults().ArmDelay(ctl, kind, dur) }, nil
 	case "arm-duplicate":
 		ctl, kind := splitInformer(a.pos(0))
-		return func() error { return c.ArmDuplicate(ctl, kind) }, nil
+		return func() error { return c.Faults().ArmDuplicate(ctl, kind) }, nil
 	case "arm-drop":
 		ctl, kind := splitInformer(a.pos(0))
-		return func() error { return c.ArmDrop(ctl, kind) }, nil
+		return func() error { return c.Faults().ArmDrop(ctl, kind) }, nil
 	case "expire":
 		ctl, kind := splitInformer(a.pos(0))
-		return func() error { return c.Expire(ctl, kind) }, nil
+		return func() error { return c.Faults().Expire(ctl, kind) }, nil
 	case "rival":
 		r, err := parseRival(a)
-		return func() error { return c.StartRival(r) }, err
+		return func() error { return c.Faults().StartRival(r) }, err
 	}
 	return nil, fmt.Errorf("unknown fault %q", cmd)
 }

@@ -4,7 +4,8 @@ import "fmt"
 
 // Enabled appends the actions that may happen next to buf, in a fixed
 // order: deliveries and rewatches per informer, reconciles per controller,
-// garbage collection, actors, rivals, then the next timer.
+// garbage collection, actors, rivals, then the next timer. (Sources
+// numbers what these actions serve.)
 //
 // The clock does not advance while a watch event can be delivered or a
 // broken watch re-established: watch latency stays below one tick unless
@@ -15,19 +16,13 @@ import "fmt"
 func (c *Cluster) Enabled(buf []Action) []Action {
 	inFlight := false
 	for i, inf := range c.informers {
-		if !inf.ctrl.up {
-			continue
-		}
-		if inf.canDeliver() {
-			buf = append(buf, Action{Kind: ActDeliver, Index: i})
-			inFlight = true
-		} else if inf.broken && !inf.ctrl.partitioned() {
-			buf = append(buf, Action{Kind: ActRewatch, Index: i})
+		if k := inf.watchAction(); k != 0 {
+			buf = append(buf, Action{Kind: k, Index: i})
 			inFlight = true
 		}
 	}
 	for i, ctl := range c.ctrls {
-		if ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 {
+		if ctl.reconcilable() {
 			buf = append(buf, Action{Kind: ActReconcile, Index: i})
 		}
 	}
@@ -55,9 +50,30 @@ func (c *Cluster) Enabled(buf []Action) []Action {
 	return buf
 }
 
-// Busy reports whether anything but a timer or an actor is enabled:
+// watchAction returns the action the informer may take next: a delivery,
+// a rewatch, or none (0) while it has nothing in flight or its controller
+// is down or cut off.
+func (inf *Informer) watchAction() ActionKind {
+	switch {
+	case !inf.ctrl.up:
+		return 0
+	case inf.canDeliver():
+		return ActDeliver
+	case inf.broken && !inf.ctrl.partitioned():
+		return ActRewatch
+	}
+	return 0
+}
+
+// reconcilable reports whether the controller is a running
+// level-triggered one with a key ready in its queue.
+func (ctl *controller) reconcilable() bool {
+	return ctl.up && ctl.rec != nil && ctl.queue.Len() > 0
+}
+
+// Busy reports whether the cluster owes work (see ActionKind.Owed):
 // undelivered events, broken watches, queued keys, garbage, or a rival with
-// something to restore.
+// something to restore. It says what Enabled would, without listing.
 func (c *Cluster) Busy() bool {
 	for _, r := range c.rivals {
 		if r.enabled(c.server) {
@@ -65,12 +81,12 @@ func (c *Cluster) Busy() bool {
 		}
 	}
 	for _, inf := range c.informers {
-		if inf.ctrl.up && (inf.canDeliver() || (inf.broken && !inf.ctrl.partitioned())) {
+		if inf.watchAction() != 0 {
 			return true
 		}
 	}
 	for _, ctl := range c.ctrls {
-		if ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 {
+		if ctl.reconcilable() {
 			return true
 		}
 	}
@@ -106,7 +122,7 @@ func (c *Cluster) Do(a Action) {
 		c.cur.Target, c.cur.Event, c.cur.RV, c.cur.Informer = e.Object.Ref(), e.Type, e.RV(), inf.kind
 		switch outcome {
 		case replayedNow:
-			c.cur.Action, c.cur.Event, c.cur.RV, c.cur.Replay = "resync", 0, 0, true
+			c.cur.action, c.cur.Event, c.cur.RV, c.cur.Replay = "resync", 0, 0, true
 		case dropped:
 			c.note(Note{Kind: NoteDropped})
 			c.dropped = append(c.dropped, Dropped{Controller: inf.ctrl.spec.Name, Event: e, At: c.clock.Now(), Step: c.step})

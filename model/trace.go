@@ -12,15 +12,15 @@ import (
 
 // Record is one step of a run: when, who acted, what it did, on which
 // object (see Subject), the writes it made and notes (failed calls, dropped
-// notifications, reconcile results). Its fields are data: Action is the
-// step in words, Kind, Timer, Informer and Fault say the same as values,
-// and readers (the diagnosis, the timeline) read the values, never the
-// words (docs/design.md, section "The oracle").
+// notifications, reconcile results). Its fields are data: Kind, Timer,
+// Replay, Informer and Fault say what the step was, and readers (the
+// diagnosis, the timeline) read them (docs/design.md, section "The
+// oracle"). The step in words ("reconcile", "watch", a fault's name) is
+// String's alone: there is one vocabulary to compare, ActionKind.
 type Record struct {
 	Step   int
 	Time   Time
 	Actor  string
-	Action string
 	Writes []Write
 	Notes  []Note
 	// Target is the object the step was about: the event's object for a
@@ -44,11 +44,12 @@ type Record struct {
 	// released a held event; "" when the step concerned none.
 	Informer string
 	// Fault is the number of the fault the step injected, counted from 1
-	// in the sorted schedule (see faults.Schedule.Inject); 0 for a step
+	// in the sorted schedule (see faults.Schedule.Inject, Faults.Mark); 0 for a step
 	// that is not a fault's.
 	Fault int
-	// text is a subject already in words (a timer's name).
-	text string
+	// action is the step in words, for String; text is a subject already
+	// in words (a timer's name).
+	action, text string
 }
 
 // TimerKind says which timer fired in a step of kind ActTimer.
@@ -229,7 +230,7 @@ func (r *Record) String() string {
 	b.WriteByte(' ')
 	b.WriteString(r.Actor)
 	b.WriteByte(' ')
-	b.WriteString(r.Action)
+	b.WriteString(r.action)
 	if subject := r.Subject(); subject != "" {
 		b.WriteByte(' ')
 		b.WriteString(subject)
@@ -322,7 +323,7 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	for i := range t.Records {
 		r := &t.Records[i]
-		jr := jsonRecord{Step: r.Step, Time: r.Time, Actor: r.Actor, Action: r.Action, Object: r.Subject()}
+		jr := jsonRecord{Step: r.Step, Time: r.Time, Actor: r.Actor, Action: r.action, Object: r.Subject()}
 		for _, n := range r.Notes {
 			jr.Notes = append(jr.Notes, n.String())
 		}

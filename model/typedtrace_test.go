@@ -34,10 +34,10 @@ func TestTheTraceCarriesItsMeaningAsData(t *testing.T) {
 	require.NoError(t, c.Apply(pod("a")))
 	require.NoError(t, c.Start())
 	c.At(1, "fault", "#3 lag", func() {
-		c.MarkFault(3)
-		require.NoError(t, c.Lag("ctl", "Pod", 1, 2))
+		c.Faults().Mark(3)
+		require.NoError(t, c.Faults().Lag("ctl", "Pod", 1, 2))
 	})
-	require.NoError(t, c.FailWrites("ctl", &StatusError{Reason: ReasonConflict, Message: "stale"}, 1, false))
+	require.NoError(t, c.Faults().FailWrites("ctl", &StatusError{Reason: ReasonConflict, Message: "stale"}, 1, false))
 	// next does the first enabled action and returns its record.
 	next := func() *Record {
 		acts := c.Enabled(nil)

@@ -63,7 +63,7 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 			add(line)
 		}
 		add(lastSeen(c, u.Controller, u.Object))
-		for _, d := range c.Dropped() {
+		for _, d := range c.Faults().Dropped() {
 			if d.Controller == u.Controller && concerns(d.Event.Object, d.Event.Object.Ref(), u.Object) {
 				add(fmt.Sprintf("%s never saw %s at t=%d (step %d): a fault dropped the notification; its cache has the change, its handlers were not told",
 					u.Controller, d.Event, d.At, d.Step))

@@ -8,61 +8,30 @@ import (
 	"pgregory.net/rapid"
 )
 
-// pctLayout numbers the sources of a scenario's actions, PCT's "threads":
-// each informer, each controller's queue, the garbage collector, the
-// clock, each actor, and one slot for any other kind of action.
+// pctLayout is a scenario's PCT layout: its sources (PCT's "threads",
+// numbered by model.Sources) and the number of steps the change points
+// are drawn from.
 type pctLayout struct {
-	informers, controllers, actors int
+	model.Sources
 	// steps is PCT's k, the range the change points are drawn from.
 	steps int
 }
 
-func (l pctLayout) sources() int { return l.informers + l.controllers + l.actors + 3 }
-
-// source returns the source of an action.
-func (l pctLayout) source(a model.Action) int {
-	s := l.sources() - 1
-	switch a.Kind {
-	case model.ActDeliver, model.ActRewatch:
-		s = a.Index
-	case model.ActReconcile:
-		s = l.informers + a.Index
-	case model.ActCollect:
-		s = l.informers + l.controllers
-	case model.ActTimer:
-		s = l.informers + l.controllers + 1
-	case model.ActActor:
-		s = l.informers + l.controllers + 2 + a.Index
-	}
-	if s < 0 || s >= l.sources() {
-		return l.sources() - 1
-	}
-	return s
-}
-
 // staticLayout reads the sources of a scenario's actions from a built,
 // started cluster; its steps are estimateSteps' to fill in.
-func staticLayout(c *model.Cluster) pctLayout {
-	l := pctLayout{informers: len(c.Informers()), controllers: len(c.Controllers())}
-	for _, a := range c.Enabled(nil) {
-		if a.Kind == model.ActActor {
-			l.actors = max(l.actors, a.Index+1)
-		}
-	}
-	return l
-}
+func staticLayout(c *model.Cluster) pctLayout { return pctLayout{Sources: c.Sources()} }
 
 // estimateSteps estimates PCT's k for layout l of the shape's scenario as
 // the length of the fault phase of one fault-free dry run in which every
 // source gets to act: actors first, the clock last.
 func (sh *shape) estimateSteps(l pctLayout) (pctLayout, error) {
-	prio := make([]int, l.sources())
+	prio := make([]int, l.Len())
 	for s := range prio {
 		prio[s] = s
 	}
-	prio[l.informers+l.controllers+1] = -1 // the clock
-	for i := range l.actors {
-		prio[l.informers+l.controllers+2+i] = len(prio) + i
+	prio[l.Clock()] = -1
+	for i := range l.Actors {
+		prio[l.Actor(i)] = len(prio) + i
 	}
 	l.steps = sh.b.faultSteps
 	dry := &pctChooser{Chooser: firstChoice{}, layout: l, prio: prio}
@@ -70,7 +39,7 @@ func (sh *shape) estimateSteps(l pctLayout) (pctLayout, error) {
 	if err != nil {
 		return pctLayout{}, err
 	}
-	l.steps = min(max(out.FaultSteps, l.sources()), sh.b.faultSteps)
+	l.steps = min(max(out.FaultSteps, l.Len()), sh.b.faultSteps)
 	return l, nil
 }
 
@@ -94,7 +63,7 @@ type pctChooser struct {
 
 // newPCTChooser draws the priorities and change points of one run from t.
 func newPCTChooser(t *rapid.T, rc *rapidChooser, l pctLayout, depth int) *pctChooser {
-	n := l.sources()
+	n := l.Len()
 	keys := make([]int, n)
 	for s := range keys {
 		keys[s] = rapid.IntRange(0, 1<<16).Draw(t, "pct priority")
@@ -128,14 +97,14 @@ func newPCTChooser(t *rapid.T, rc *rapidChooser, l pctLayout, depth int) *pctCho
 func (p *pctChooser) chooseStep(acts []model.Action, busy bool) int {
 	best := 0
 	for i := range acts {
-		if p.prio[p.layout.source(acts[i])] > p.prio[p.layout.source(acts[best])] {
+		if p.prio[p.layout.Of(acts[i])] > p.prio[p.layout.Of(acts[best])] {
 			best = i
 		}
 	}
 	p.step++
 	for i, k := range p.change {
 		if k == p.step {
-			p.prio[p.layout.source(acts[best])] = i + 1
+			p.prio[p.layout.Of(acts[best])] = i + 1
 		}
 	}
 	choice, n := best, len(acts)

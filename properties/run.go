@@ -64,7 +64,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 		read := sc.bounds(c)
 		b = &read
 	}
-	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers()}
+	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
 	c.OnWrite(r.fights.observe)
 	c.OnWrite(r.observeWrite)
 	r.invariants = sc.Invariants
@@ -134,8 +134,10 @@ type runner struct {
 	faultSteps int
 	// quietFrom is the step at which quiescence began.
 	quietFrom int
-	// last is the round-robin position of the fair scheduler.
-	last int
+	// sources numbers what the fair scheduler round-robins over; last is
+	// its position.
+	sources model.Sources
+	last    int
 	// gate is where the run's choices are drawn (see Execute).
 	gate *gate
 	// controllers are the cluster's controllers, by name.
@@ -200,7 +202,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 	}
 	c.StopActors()
 	r.fights.active = true
-	c.Heal()
+	c.Faults().Heal()
 	r.quietFrom = c.Steps()
 	r.healedAt = c.Now()
 	if f := r.checkStep(); f != nil {
@@ -286,8 +288,8 @@ func (r *runner) quietRounds() *Failure {
 	}
 }
 
-// settle runs every pending non-timer action, fairly: round-robin over the
-// informers, controllers and the garbage collector. A non-negative limit
+// settle runs every action the cluster owes (see model.ActionKind.Owed),
+// fairly: round-robin over their sources (model.Sources). A non-negative limit
 // bounds the steps it may take (the fault phase's budget). Once quiescence
 // has begun, an informer with an event in flight delivers it before
 // anything else runs: with no fault left, watch latency stays below a
@@ -300,14 +302,14 @@ func (r *runner) settle(limit int) *Failure {
 		r.acts = c.Enabled(r.acts[:0])
 		next := -1
 		for i, a := range r.acts {
-			if a.Kind == model.ActTimer || a.Kind == model.ActActor {
+			if !a.Kind.Owed() {
 				continue
 			}
-			if r.quietFrom > 0 && (a.Kind == model.ActDeliver || a.Kind == model.ActRewatch) {
+			if r.quietFrom > 0 && a.Kind.Watch() {
 				next = i
 				break
 			}
-			pos := source(a)
+			pos := r.sources.Of(a)
 			if next < 0 {
 				next = i
 			}
@@ -317,7 +319,7 @@ func (r *runner) settle(limit int) *Failure {
 			}
 		}
 		a := r.acts[next]
-		r.last = source(a)
+		r.last = r.sources.Of(a)
 		if f := r.step(a); f != nil {
 			return f
 		}
@@ -376,20 +378,6 @@ func (r *runner) checkStep() *Failure {
 		}
 	}
 	return nil
-}
-
-// source numbers the thing an action serves, in the order Enabled lists
-// them: informers (deliver or rewatch), then controllers, then the garbage
-// collector.
-func source(a model.Action) int {
-	switch a.Kind {
-	case model.ActDeliver, model.ActRewatch:
-		return a.Index
-	case model.ActReconcile:
-		return 1<<20 | a.Index
-	default:
-		return 2 << 20
-	}
 }
 
 // probeIdempotence follows a reconcile that wrote with a second reconcile

@@ -25,7 +25,7 @@ func traceOf(recs ...model.Record) *model.Cluster {
 }
 
 func reconcileOf(notes ...model.Note) model.Record {
-	return model.Record{Step: 7, Time: 30, Actor: "rs", Action: "reconcile", Kind: model.ActReconcile, Target: web, Notes: notes}
+	return model.Record{Step: 7, Time: 30, Actor: "rs", Kind: model.ActReconcile, Target: web, Notes: notes}
 }
 
 // inWords is what a conflict a fault injected and the error returned
@@ -71,16 +71,16 @@ func TestTheDiagnosisReadsWhatAReconcileReturnedFromItsNotes(t *testing.T) {
 
 func TestTheFaultHistoryFindsAFaultByItsNumber(t *testing.T) {
 	sched := faults.Schedule{{At: 10, Fault: faults.Drop{Controller: "rs", Resource: "Pod"}}}
-	struck := model.Record{Step: 3, Time: 10, Actor: "fault", Action: "drop", Kind: model.ActTimer, Timer: model.TimerScheduled, Fault: 1}
+	struck := model.Record{Step: 3, Time: 10, Actor: "fault", Kind: model.ActTimer, Timer: model.TimerScheduled, Fault: 1}
 	assert.Equal(t, []string{"fault at t=10 (step 3): " + sched[0].Fault.String()}, faultHistory(traceOf(struck), sched, "rs"))
 
-	// The words of a fault's step without its number are only words.
-	words := model.Record{Step: 3, Time: 10, Actor: "fault", Action: "#1 " + sched[0].Fault.String(), Kind: model.ActTimer, Timer: model.TimerScheduled}
+	// A fault's step without its number is no fault's step.
+	words := model.Record{Step: 3, Time: 10, Actor: "fault", Kind: model.ActTimer, Timer: model.TimerScheduled}
 	assert.Equal(t, []string{"fault scheduled at t=10 never struck (quiescence began first): " + sched[0].Fault.String()}, faultHistory(traceOf(words), sched, "rs"))
 }
 
 func TestTheResyncRepairIsAReplayByItsFields(t *testing.T) {
-	replay := model.Record{Step: 9, Time: 80, Actor: "rs", Action: "resync", Kind: model.ActDeliver, Replay: true, Target: web}
+	replay := model.Record{Step: 9, Time: 80, Actor: "rs", Kind: model.ActDeliver, Replay: true, Target: web}
 	wrote := reconcileOf()
 	wrote.Step, wrote.Writes = 10, []model.Write{{Caller: "rs", Verb: model.VerbUpdate, Old: &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: "web"}, New: &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: "web", ResourceVersion: 4}}}
 	lines := resyncRepair([]model.Record{replay, wrote}, "rs", web.Key(), 0)
@@ -88,7 +88,7 @@ func TestTheResyncRepairIsAReplayByItsFields(t *testing.T) {
 		assert.Contains(t, lines[0], "the resync at t=80 (step 9) replayed ReplicaSet default/web")
 		assert.Contains(t, lines[1], "then rs reconciled default/web at t=30 (step 10)")
 	}
-	// A delivery that is no replay repairs nothing, whatever its action says.
+	// A delivery that is no replay repairs nothing.
 	delivered := replay
 	delivered.Replay = false
 	assert.Len(t, resyncRepair([]model.Record{delivered, wrote}, "rs", web.Key(), 0), 1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -65,7 +66,7 @@ func benchmarkReconciles(b *testing.B, t *testing.T) {
 			b.Fatalf("a run failed: %s", out.Failure.Report(sched))
 		}
 		for _, rec := range out.Cluster.Trace().Records {
-			if rec.Action == "reconcile" {
+			if rec.Kind == model.ActReconcile {
 				reconciles++
 			}
 		}

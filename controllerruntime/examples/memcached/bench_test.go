@@ -9,6 +9,7 @@ import (
 
 	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -66,7 +67,7 @@ func benchmarkReconciles(b *testing.B, t *testing.T) {
 			b.Fatalf("a run failed: %s", out.Failure.Report(sched))
 		}
 		for _, rec := range out.Cluster.Trace().Records {
-			if rec.Action == "reconcile" {
+			if rec.Kind == model.ActReconcile {
 				reconciles++
 			}
 		}

@@ -46,7 +46,7 @@ func BenchmarkReconcilesPerSecond(b *testing.B) {
 			b.Fatalf("a run failed: %s", out.Failure.Report(sched))
 		}
 		for _, rec := range out.Cluster.Trace().Records {
-			if rec.Action == "reconcile" {
+			if rec.Kind == model.ActReconcile {
 				reconciles++
 			}
 		}

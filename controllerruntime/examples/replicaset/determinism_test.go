@@ -37,7 +37,7 @@ func TestSameChoicesSameTrace(t *testing.T) {
 func countReconciles(c *model.Cluster) int {
 	n := 0
 	for _, r := range c.Trace().Records {
-		if r.Action == "reconcile" {
+		if r.Kind == model.ActReconcile {
 			n++
 		}
 	}

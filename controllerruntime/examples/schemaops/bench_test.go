@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/converge-sim/converge/controllerruntime/examples/schemaops"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkReconcilesPerSecond(b *testing.B) {
 					b.Fatal(out.Failure.Summary)
 				}
 				for _, rec := range out.Cluster.Trace().Records {
-					if rec.Action == "reconcile" {
+					if rec.Kind == model.ActReconcile {
 						reconciles++
 					}
 				}
