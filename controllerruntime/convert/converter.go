@@ -352,8 +352,13 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	v.SetZero()
 	if uo, ok := into.(runtime.Unstructured); ok {
 		uo.SetUnstructuredContent(u)
-	} else if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
-		return fmt.Errorf("%s: %w", mo.Ref(), err)
+	} else if p := c.decodePlanOf(v.Type()); p == nil || p.dec(u, v) != nil {
+		// No plan, or content the plan does not decode: the general
+		// path decodes it afresh, or names the error.
+		v.SetZero()
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+			return fmt.Errorf("%s: %w", mo.Ref(), err)
+		}
 	}
 	c.metaFromModel(mo, into)
 	into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])

@@ -68,8 +68,9 @@ type member struct {
 // plans holds the object plans of a converter, by Go type; a nil plan
 // marks a type that takes the general path.
 type plans struct {
-	mu    sync.Mutex
-	byTyp map[reflect.Type]*objectPlan
+	mu       sync.Mutex
+	byTyp    map[reflect.Type]*objectPlan
+	decoders map[reflect.Type]*decodePlan
 }
 
 // objectPlan returns the plan of object type t (a struct), building it
@@ -213,6 +214,9 @@ func isEmptyValue(v reflect.Value) bool {
 // planBuilder builds the encoders of the types one object type reaches.
 type planBuilder struct {
 	types map[reflect.Type]*typePlan
+	// namesOnly lists members without encoders (for a decoding plan);
+	// dash records a field named "-", which only encoding skips.
+	namesOnly, dash bool
 }
 
 func (b *planBuilder) plan(t reflect.Type) (*typePlan, error) {
@@ -403,6 +407,7 @@ func (b *planBuilder) members(t reflect.Type) ([]member, error) {
 			}
 		}
 		if m.name == "-" {
+			b.dash = true
 			continue
 		}
 		if !f.IsExported() {
@@ -413,8 +418,7 @@ func (b *planBuilder) members(t reflect.Type) ([]member, error) {
 			if inner.Kind() == reflect.Pointer {
 				inner, m.ptr = inner.Elem(), true
 			}
-			if inner.Kind() != reflect.Struct || value.TypeReflectEntryOf(f.Type).CanConvertToUnstructured() ||
-				(m.ptr && value.TypeReflectEntryOf(inner).CanConvertToUnstructured()) {
+			if inner.Kind() != reflect.Struct || converts(f.Type) || (m.ptr && converts(inner)) {
 				return nil, errUnplanned
 			}
 			inline, err := b.members(inner)
@@ -433,11 +437,13 @@ func (b *planBuilder) members(t reflect.Type) ([]member, error) {
 		if err := claim(seen, m); err != nil {
 			return nil, err
 		}
-		p, err := b.plan(f.Type)
-		if err != nil {
-			return nil, err
+		if !b.namesOnly {
+			p, err := b.plan(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			m.plan = p
 		}
-		m.plan = p
 		m.key = appendKey("", m.name)
 		if isIdent(m.name) {
 			m.dotted = "." + m.name
@@ -447,6 +453,13 @@ func (b *planBuilder) members(t reflect.Type) ([]member, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// converts reports whether values of t convert themselves to or from
+// their unstructured form.
+func converts(t reflect.Type) bool {
+	e := value.TypeReflectEntryOf(t)
+	return e.CanConvertToUnstructured() || e.CanConvertFromUnstructured()
 }
 
 // claim records the names a member adds to its struct's JSON object; two
