@@ -154,6 +154,9 @@ func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.No
 			s.handler.MethodByName(method).Call([]reflect.Value{reflect.ValueOf(ctx), ev, reflect.ValueOf(q)})
 		}
 	}
+	if note.Type == model.Deleted && e.memo != nil && note.Object != nil {
+		e.memo.forget(note.Object.UID)
+	}
 }
 
 func eventMethod(t model.EventType) string {
