@@ -41,7 +41,7 @@ type memo map[model.UID][]memoEntry
 func (m memo) get(uid model.UID, rv uint64, into client.Object) bool {
 	for _, e := range m[uid] {
 		if e.rv == rv && reflect.TypeOf(e.obj) == reflect.TypeOf(into) {
-			reflect.ValueOf(into).Elem().Set(reflect.ValueOf(e.obj.DeepCopyObject()).Elem())
+			deepCopyInto(e.obj, into)
 			return true
 		}
 	}
@@ -115,7 +115,7 @@ func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) e
 	cached, ok := vm.m[mo]
 	vm.mu.Unlock()
 	if ok && reflect.TypeOf(cached) == reflect.TypeOf(into) {
-		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(cached.DeepCopyObject()).Elem())
+		deepCopyInto(cached, into)
 		return nil
 	}
 	if err := e.conv.FromModel(mo, into); err != nil {
@@ -128,4 +128,29 @@ func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) e
 	}
 	vm.m[mo] = into.DeepCopyObject().(client.Object)
 	return nil
+}
+
+// deepCopyIntos holds, by type, the DeepCopyInto method of the types
+// that have one (generated code has it on every API type).
+var deepCopyIntos sync.Map
+
+// deepCopyInto overwrites into, of src's type, with a deep copy of src:
+// through the type's DeepCopyInto, which fills into in place, or else
+// by copying DeepCopyObject's result in.
+func deepCopyInto(src, into client.Object) {
+	t := reflect.TypeOf(src)
+	m, ok := deepCopyIntos.Load(t)
+	if !ok {
+		method, has := t.MethodByName("DeepCopyInto")
+		if !has || method.Type.NumIn() != 2 || method.Type.In(1) != t || method.Type.NumOut() != 0 {
+			method = reflect.Method{}
+		}
+		m, _ = deepCopyIntos.LoadOrStore(t, method)
+	}
+	if method := m.(reflect.Method); method.Func.IsValid() {
+		reflect.ValueOf(into).Elem().SetZero() // for a hand-written DeepCopyInto that fills only some fields
+		method.Func.Call([]reflect.Value{reflect.ValueOf(src), reflect.ValueOf(into)})
+		return
+	}
+	reflect.ValueOf(into).Elem().Set(reflect.ValueOf(src.DeepCopyObject()).Elem())
 }
