@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -260,12 +261,21 @@ func Unflatten(f model.Fields) (map[string]any, error) {
 	if len(f) == 0 {
 		return nil, nil
 	}
-	ns := make(nodes, 2*len(f)+1) // a path adds two nodes at most, often fewer
+	// The result does not depend on the order the paths are placed in,
+	// but which error is named does: on an error, place them again in
+	// sorted order, so that the same path is named on every run.
+	if m, err := unflatten(f, maps.Keys(f)); err == nil {
+		return m, nil
+	}
+	return unflatten(f, slices.Values(slices.Sorted(maps.Keys(f))))
+}
+
+func unflatten(f model.Fields, paths iter.Seq[string]) (map[string]any, error) {
+	ns := make(nodes, 2*len(f)+1) // more come in chunks if needed
 	root := ns.new()
 	root.obj = true
 	var segs []segment
-	// Sorted, so that an error names the same path on every run.
-	for _, p := range slices.Sorted(maps.Keys(f)) {
+	for p := range paths {
 		var err error
 		if segs, err = place(root, &ns, segs, p, f[p]); err != nil {
 			return nil, fmt.Errorf("field %s: %w", p, err)
