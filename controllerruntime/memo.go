@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/converge-sim/converge/model"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -46,6 +47,17 @@ func (m memo) get(uid model.UID, rv uint64, into client.Object) bool {
 		}
 	}
 	return false
+}
+
+// peek returns the memoized version rv of an object itself, not a copy,
+// in the unstructured form or a typed one; the caller must not modify it.
+func (m memo) peek(uid model.UID, rv uint64, asUnstructured bool) client.Object {
+	for _, e := range m[uid] {
+		if _, u := e.obj.(*unstructured.Unstructured); e.rv == rv && u == asUnstructured {
+			return e.obj
+		}
+	}
+	return nil
 }
 
 // put keeps a copy of obj, version rv of an object, unless the memo holds

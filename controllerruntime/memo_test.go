@@ -2,6 +2,7 @@ package controllerruntime
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -12,7 +13,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 func memoManager(t *testing.T) (*Manager, client.Client) {
@@ -103,4 +109,23 @@ func TestMemoIsBounded(t *testing.T) {
 	m.memo.forget(model.UID(p.UID))
 	assert.False(t, m.memo.get(model.UID(p.UID), newest, &corev1.Pod{}))
 	assert.Equal(t, p, getPod(t, c), "a forgotten version is decoded again")
+}
+
+// Only watches that run nothing but controller-runtime's own handlers,
+// with no predicates, get the memo's objects uncopied.
+func TestOnlyControllerRuntimesOwnHandlersShareDecodedObjects(t *testing.T) {
+	mapFunc := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return nil })
+	for _, c := range []struct {
+		h     handler.EventHandler
+		preds []predicate.Predicate
+		want  bool
+	}{
+		{&handler.EnqueueRequestForObject{}, nil, true},
+		{handler.Funcs{}, nil, true},
+		{&handler.EnqueueRequestForObject{}, []predicate.Predicate{predicate.GenerationChangedPredicate{}}, false},
+		{mapFunc, nil, false},
+		{handler.Funcs{UpdateFunc: func(context.Context, event.UpdateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {}}, nil, false},
+	} {
+		assert.Equal(t, c.want, readOnly(reflect.ValueOf(c.h), reflect.ValueOf(c.preds)), "%T with %d predicates", c.h, len(c.preds))
+	}
 }
