@@ -192,7 +192,7 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		if !ok {
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
-		cl := &modelClient{env: b.m.env, cache: mc, live: liveReader{live}, w: mc, name: name}
+		cl := &modelClient{env: b.m.env, cache: peekReader{mc}, live: liveReader{live}, w: mc, name: name}
 		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv, before: syncClock}
 	}
 	if g := b.goal; g != nil {
