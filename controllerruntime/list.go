@@ -73,8 +73,12 @@ func (cl *modelClient) typedItems(kind string, list client.ObjectList) (reflect.
 		return reflect.Value{}, false
 	}
 	items := reflect.ValueOf(ptr).Elem()
-	obj, err := cl.conv.New(kind)
-	if err != nil || items.Kind() != reflect.Slice || reflect.PointerTo(items.Type().Elem()) != reflect.TypeOf(obj) {
+	gvk, err := cl.conv.GVK(kind)
+	if err != nil || items.Kind() != reflect.Slice {
+		return reflect.Value{}, false
+	}
+	// The scheme's type of the kind, as conv.New would make it.
+	if t, ok := cl.conv.Scheme().AllKnownTypes()[gvk]; !ok || t != items.Type().Elem() {
 		return reflect.Value{}, false
 	}
 	return items, true
