@@ -6,6 +6,9 @@
 #                              over converge's API server ns/op, Get+Update of a Pod
 #   find_shrink_ms_median      median time to find and shrink the edge-triggered failure
 #                              under drop, over 20 seeds
+#   crt_reconciles_per_sec     reconciles per second of the unmodified controller-runtime
+#                              ReplicaSet reconciler (controllerruntime/examples/replicaset)
+#                              in whole runs under random faults, one core
 # Raw benchmark output goes to bench/out/ for benchstat (see BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +20,7 @@ go test ./properties/ -run '^$' -bench 'BenchmarkSimulatorSteps' -benchtime 3s >
 go test ./model/ -run '^$' -bench 'BenchmarkStepCost/pods=(10|10000)$' -benchtime 2s >"$out/stepcost.txt"
 (cd bench/peer && go test -run '^$' -bench 'BenchmarkGetUpdate/(converge|controller-runtime-fake-plain-tracker)$' -benchtime 2s) >"$out/peer.txt"
 go test ./properties/ -run '^$' -bench 'BenchmarkFindAndShrinkEdge' -benchtime 1x >"$out/findshrink.txt"
+(cd controllerruntime && go test ./examples/replicaset -run '^$' -bench 'BenchmarkReconcilesPerSecond' -benchtime 3s) >"$out/crt.txt"
 
 # metric FILE BENCHMARK-REGEX UNIT prints the value reported in UNIT.
 metric() {
@@ -29,12 +33,13 @@ large=$(metric "$out/stepcost.txt" 'pods=10000' 'ns/op')
 ours=$(metric "$out/peer.txt" '/converge' 'ns/op')
 peer=$(metric "$out/peer.txt" 'plain-tracker' 'ns/op')
 median=$(metric "$out/findshrink.txt" 'BenchmarkFindAndShrinkEdge' 'ms-median')
+crt=$(metric "$out/crt.txt" 'BenchmarkReconcilesPerSecond' 'reconciles/s')
 
-for v in "$steps" "$small" "$large" "$ours" "$peer" "$median"; do
+for v in "$steps" "$small" "$large" "$ours" "$peer" "$median" "$crt"; do
 	if [ -z "$v" ]; then echo "report.sh: a benchmark produced no figure; see $out/" >&2; exit 1; fi
 done
 
-awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" 'BEGIN {
-	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f}\n",
-		steps, large / small, peer / ours, median
+awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" -v crt="$crt" 'BEGIN {
+	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f, \"crt_reconciles_per_sec\": %.0f}\n",
+		steps, large / small, peer / ours, median, crt
 }'

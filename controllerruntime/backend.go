@@ -18,6 +18,21 @@ type writer interface {
 	Delete(ref model.Ref, opts model.DeleteOptions) error
 }
 
+// peekReader reads a controller's informer cache without copying
+// (model.Client's Peek and PeekList, as client-go's listers read): a
+// client only decodes what it reads and never modifies it, so the copy
+// Get and List make would be thrown away. The cluster's cache-mutation
+// detector checks, at the end of every step, that nothing was modified.
+type peekReader struct{ c model.Client }
+
+func (p peekReader) Get(kind, namespace, name string) (*model.Object, error) {
+	return p.c.Peek(kind, namespace, name)
+}
+
+func (p peekReader) List(kind string, opts model.ListOptions) ([]*model.Object, error) {
+	return p.c.PeekList(kind, opts)
+}
+
 // liveReader reads a controller's API server through model.APIReader.
 type liveReader struct{ r model.APIReader }
 

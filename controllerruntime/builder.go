@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/converge-sim/converge/model"
@@ -47,6 +48,9 @@ type source struct {
 	predicates      []predicate.Predicate
 	owned           bool
 	matchEveryOwner bool
+	// readOnly: only controller-runtime's own code sees its events (see
+	// readOnly in sources.go).
+	readOnly bool
 }
 
 // Option configures one For, Owns or Watches.
@@ -165,6 +169,10 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		Backoff:      b.m.opts.Backoff,
 	}
 	n := &notifier{env: b.m.env, sources: append([]*source{b.forIn}, b.watches...), global: b.global}
+	for _, w := range n.sources {
+		// An owned kind's handler is the EnqueueRequestForOwner made above.
+		w.readOnly = len(n.global) == 0 && (w.owned && len(w.predicates) == 0 || readOnly(reflect.ValueOf(w.handler), reflect.ValueOf(w.predicates)))
+	}
 	m := b.m
 	syncClock := func() { m.clock.sync(m.cluster) }
 	spec.Notify = func(note model.Notification) []model.Request {
@@ -184,7 +192,7 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		if !ok {
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
-		cl := &modelClient{env: b.m.env, cache: mc, live: liveReader{live}, w: mc, name: name}
+		cl := &modelClient{env: b.m.env, cache: peekReader{mc}, live: liveReader{live}, w: mc, name: name}
 		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv, before: syncClock}
 	}
 	if g := b.goal; g != nil {

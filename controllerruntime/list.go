@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/converge-sim/converge/model"
@@ -24,31 +25,85 @@ func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...c
 	if err != nil {
 		return err
 	}
-	items, err := cl.list(cl.cache, kind, list, (&client.ListOptions{}).ApplyOptions(opts))
-	if err != nil {
-		return err
-	}
-	objs := make([]runtime.Object, len(items))
-	for i, it := range items {
-		objs[i] = it
-	}
-	if err := meta.SetList(list, objs); err != nil {
-		return err
+	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	if items, ok := cl.typedItems(kind, list); ok {
+		// Decode straight into the list's items, as meta.SetList would
+		// leave them: a new slice of exactly the matching objects.
+		var backing reflect.Value
+		n := 0
+		slot := func(candidates int) (client.Object, error) {
+			if !backing.IsValid() {
+				backing = reflect.MakeSlice(items.Type(), candidates, candidates)
+			}
+			return backing.Index(n).Addr().Interface().(client.Object), nil
+		}
+		if err := cl.listEach(cl.cache, kind, list, lo, slot, func(client.Object) { n++ }); err != nil {
+			return err
+		}
+		if !backing.IsValid() {
+			backing = reflect.MakeSlice(items.Type(), 0, 0)
+		}
+		items.Set(backing.Slice3(0, n, n))
+	} else {
+		items, err := cl.list(cl.cache, kind, list, lo)
+		if err != nil {
+			return err
+		}
+		objs := make([]runtime.Object, len(items))
+		for i, it := range items {
+			objs[i] = it
+		}
+		if err := meta.SetList(list, objs); err != nil {
+			return err
+		}
 	}
 	list.SetResourceVersion("")
 	list.SetContinue("continue-not-supported")
 	return nil
 }
 
+// typedItems returns the items slice of a typed list whose items are the
+// typed objects of kind.
+func (cl *modelClient) typedItems(kind string, list client.ObjectList) (reflect.Value, bool) {
+	if _, ok := list.(runtime.Unstructured); ok {
+		return reflect.Value{}, false
+	}
+	ptr, err := meta.GetItemsPtr(list)
+	if err != nil {
+		return reflect.Value{}, false
+	}
+	items := reflect.ValueOf(ptr).Elem()
+	gvk, err := cl.conv.GVK(kind)
+	if err != nil || items.Kind() != reflect.Slice {
+		return reflect.Value{}, false
+	}
+	// The scheme's type of the kind, as conv.New would make it.
+	if t, ok := cl.conv.Scheme().AllKnownTypes()[gvk]; !ok || t != items.Type().Elem() {
+		return reflect.Value{}, false
+	}
+	return items, true
+}
+
 // list reads, converts and filters the objects of kind from r.
 // Items are unstructured when like, the caller's list or object, is.
 func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *client.ListOptions) ([]client.Object, error) {
+	var out []client.Object
+	slot := func(int) (client.Object, error) { return cl.newObject(kind, like) }
+	err := cl.listEach(r, kind, like, lo, slot, func(obj client.Object) { out = append(out, obj) })
+	return out, err
+}
+
+// listEach reads the objects of kind from r and decodes each into an
+// object slot gives (told how many candidates there are), handing keep
+// those that match the options.
+func (cl *modelClient) listEach(r reader, kind string, like runtime.Object, lo *client.ListOptions,
+	slot func(candidates int) (client.Object, error), keep func(client.Object)) error {
 	if lo.Continue != "" {
-		return nil, fmt.Errorf("continue list option is not supported by the cache")
+		return fmt.Errorf("continue list option is not supported by the cache")
 	}
 	if lo.FieldSelector != nil {
 		if err := cl.checkFields(indexKeyOf(kind, like), lo.FieldSelector); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	opts := model.ListOptions{Namespace: lo.Namespace}
@@ -61,19 +116,19 @@ func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *clie
 	mos, err := r.List(kind, opts)
 	if err != nil {
 		gvk, _ := cl.conv.GVK(kind)
-		return nil, cl.apiError(err, gvk, "")
+		return cl.apiError(err, gvk, "")
 	}
-	var out []client.Object
+	kept := int64(0)
 	for _, mo := range mos {
-		if lo.Limit > 0 && int64(len(out)) >= lo.Limit {
+		if lo.Limit > 0 && kept >= lo.Limit {
 			break
 		}
-		obj, err := cl.newObject(kind, like)
+		obj, err := slot(len(mos))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := cl.decode(mo, obj); err != nil {
-			return nil, err
+			return err
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
 			continue
@@ -81,9 +136,10 @@ func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *clie
 		if lo.FieldSelector != nil && !cl.matchFields(indexKeyOf(kind, like), obj, lo.FieldSelector) {
 			continue
 		}
-		out = append(out, obj)
+		kept++
+		keep(obj)
 	}
-	return out, nil
+	return nil
 }
 
 // equalities extracts the label=value requirements of a selector, which

@@ -5,26 +5,88 @@ import (
 	"sync"
 
 	"github.com/converge-sim/converge/model"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// memoLimit bounds a memo; past it the memo starts afresh.
+// memoLimit bounds the objects a memo keeps versions of; past it the memo
+// starts afresh.
 const memoLimit = 4096
 
-// memoKey names one stored version of one object. Within one cluster a
-// UID and a resourceVersion name exactly one content: every write to an
-// object gives it a new resourceVersion.
-type memoKey struct {
-	uid model.UID
+// memoVersions is how many versions (in each form, typed or unstructured)
+// a memo keeps of one object: the newest ones it has seen. An update
+// notification carries two; an informer held back by a fault may lag a
+// version behind another's.
+const memoVersions = 4
+
+// memoEntry is one decoded version of an object.
+type memoEntry struct {
 	rv  uint64
+	obj client.Object
 }
 
 // memo keeps the typed form of the stored versions a manager's clients
 // and event handlers have decoded, since decoding is the costliest step of
-// a reconcile and the same version is read again and again. It belongs to
-// one cluster: across clusters the same UID and resourceVersion name
-// different contents.
-type memo map[memoKey]client.Object
+// a reconcile and the same version is read again and again. Within one
+// cluster a UID and a resourceVersion name exactly one content: every
+// write gives the object a new resourceVersion, so a write never leaves a
+// stale entry behind, and an entry is never handed out itself, only a
+// deep copy, so a reader that modifies what it read cannot change it. A
+// memo belongs to one cluster: across clusters the same UID and
+// resourceVersion name different contents. It keeps the few newest
+// versions of each object and forgets a deleted object.
+type memo map[model.UID][]memoEntry
+
+// get copies the memoized version rv of an object into into, if the memo
+// has it in into's form.
+func (m memo) get(uid model.UID, rv uint64, into client.Object) bool {
+	for _, e := range m[uid] {
+		if e.rv == rv && reflect.TypeOf(e.obj) == reflect.TypeOf(into) {
+			deepCopyInto(e.obj, into)
+			return true
+		}
+	}
+	return false
+}
+
+// peek returns the memoized version rv of an object itself, not a copy,
+// in the unstructured form or a typed one; the caller must not modify it.
+func (m memo) peek(uid model.UID, rv uint64, asUnstructured bool) client.Object {
+	for _, e := range m[uid] {
+		if _, u := e.obj.(*unstructured.Unstructured); e.rv == rv && u == asUnstructured {
+			return e.obj
+		}
+	}
+	return nil
+}
+
+// put keeps a copy of obj, version rv of an object, unless the memo holds
+// memoVersions newer versions of it in obj's form.
+func (m memo) put(uid model.UID, rv uint64, obj client.Object) {
+	entries, ok := m[uid]
+	if !ok && len(m) >= memoLimit {
+		clear(m)
+	}
+	oldest, same := -1, 0
+	for i, e := range entries {
+		if reflect.TypeOf(e.obj) != reflect.TypeOf(obj) {
+			continue
+		}
+		same++
+		if oldest < 0 || e.rv < entries[oldest].rv {
+			oldest = i
+		}
+	}
+	switch {
+	case same < memoVersions:
+		m[uid] = append(entries, memoEntry{rv, obj.DeepCopyObject().(client.Object)})
+	case entries[oldest].rv < rv:
+		entries[oldest] = memoEntry{rv, obj.DeepCopyObject().(client.Object)}
+	}
+}
+
+// forget drops every version of a deleted object.
+func (m memo) forget(uid model.UID) { delete(m, uid) }
 
 // versionMemo keeps the typed form of stored versions by their identity:
 // the API server never modifies a stored version (a write stores a new
@@ -49,18 +111,13 @@ func (e *env) fromModel(mo *model.Object, into client.Object) error {
 	if e.memo == nil || mo.UID == "" || mo.ResourceVersion == 0 {
 		return e.conv.FromModel(mo, into)
 	}
-	k := memoKey{mo.UID, mo.ResourceVersion}
-	if cached, ok := e.memo[k]; ok && reflect.TypeOf(cached) == reflect.TypeOf(into) {
-		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(cached.DeepCopyObject()).Elem())
+	if e.memo.get(mo.UID, mo.ResourceVersion, into) {
 		return nil
 	}
 	if err := e.conv.FromModel(mo, into); err != nil {
 		return err
 	}
-	if len(e.memo) >= memoLimit {
-		clear(e.memo)
-	}
-	e.memo[k] = into.DeepCopyObject().(client.Object)
+	e.memo.put(mo.UID, mo.ResourceVersion, into)
 	return nil
 }
 
@@ -70,7 +127,7 @@ func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) e
 	cached, ok := vm.m[mo]
 	vm.mu.Unlock()
 	if ok && reflect.TypeOf(cached) == reflect.TypeOf(into) {
-		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(cached.DeepCopyObject()).Elem())
+		deepCopyInto(cached, into)
 		return nil
 	}
 	if err := e.conv.FromModel(mo, into); err != nil {
@@ -83,4 +140,29 @@ func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) e
 	}
 	vm.m[mo] = into.DeepCopyObject().(client.Object)
 	return nil
+}
+
+// deepCopyIntos holds, by type, the DeepCopyInto method of the types
+// that have one (generated code has it on every API type).
+var deepCopyIntos sync.Map
+
+// deepCopyInto overwrites into, of src's type, with a deep copy of src:
+// through the type's DeepCopyInto, which fills into in place, or else
+// by copying DeepCopyObject's result in.
+func deepCopyInto(src, into client.Object) {
+	t := reflect.TypeOf(src)
+	m, ok := deepCopyIntos.Load(t)
+	if !ok {
+		method, has := t.MethodByName("DeepCopyInto")
+		if !has || method.Type.NumIn() != 2 || method.Type.In(1) != t || method.Type.NumOut() != 0 {
+			method = reflect.Method{}
+		}
+		m, _ = deepCopyIntos.LoadOrStore(t, method)
+	}
+	if method := m.(reflect.Method); method.Func.IsValid() {
+		reflect.ValueOf(into).Elem().SetZero() // for a hand-written DeepCopyInto that fills only some fields
+		method.Func.Call([]reflect.Value{reflect.ValueOf(src), reflect.ValueOf(into)})
+		return
+	}
+	reflect.ValueOf(into).Elem().Set(reflect.ValueOf(src.DeepCopyObject()).Elem())
 }

@@ -32,7 +32,7 @@ func (n *notifier) notify(note model.Notification) []model.Request {
 			continue
 		}
 		_, u := w.obj.(runtime.Unstructured)
-		obj, old := forms.get(n.env, note, u)
+		obj, old := forms.get(n.env, note, u, w.readOnly)
 		switch note.Type {
 		case model.Added:
 			e := event.CreateEvent{Object: obj}
@@ -50,6 +50,9 @@ func (n *notifier) notify(note model.Notification) []model.Request {
 				w.handler.Delete(ctx, e, q)
 			}
 		}
+	}
+	if note.Type == model.Deleted && n.memo != nil && note.Object != nil {
+		n.memo.forget(note.Object.UID)
 	}
 	out := make([]model.Request, len(q.reqs))
 	for i, r := range q.reqs {

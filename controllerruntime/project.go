@@ -224,7 +224,7 @@ func (m *Manager) newProjectManager(mc model.Client, name string) *projectManage
 		if !ok {
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
-		r, w, live = mc, mc, liveReader{api}
+		r, w, live = peekReader{mc}, mc, liveReader{api}
 		pm.events = eventSink{w: mc, conv: m.conv, now: mc.Now}
 	}
 	pm.client = &modelClient{env: e, cache: r, live: live, w: w, name: name}

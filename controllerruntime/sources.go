@@ -44,6 +44,8 @@ type kindSource struct {
 	predicates   reflect.Value
 	owner        bool
 	description  string
+	// readOnly: only controller-runtime's own code sees its events.
+	readOnly bool
 }
 
 // controllerValue returns the struct inside a controller-runtime
@@ -104,7 +106,39 @@ func (e *env) kindOf(src crsource.TypedSource[reconcile.Request]) (*kindSource, 
 	}
 	ks.kind = kind
 	ks.owner = strings.Contains(handler.Elem().Type().String(), "enqueueRequestForOwner")
+	ks.readOnly = readOnly(ks.handler, preds)
 	return ks, nil
+}
+
+// handlerPackage is where controller-runtime's own event handlers live.
+const handlerPackage = "sigs.k8s.io/controller-runtime/pkg/handler"
+
+// readOnly reports whether a watch runs no code but controller-runtime's
+// own: its handler is EnqueueRequestForObject, which reads the object's
+// name and namespace (or a handler.Funcs with no functions), and it has
+// no predicates. Its events may then carry the memo's own decoded
+// objects, uncopied. (EnqueueRequestForOwner is as harmless, but comes
+// wrapped in a handler.TypedFuncs whose functions do not say whose they
+// are; the package's Builder marks the one it makes itself.)
+func readOnly(handler, preds reflect.Value) bool {
+	for i := range preds.Len() {
+		if !preds.Index(i).IsNil() {
+			return false
+		}
+	}
+	t := handler.Type()
+	if t.Kind() == reflect.Pointer {
+		return t.Elem().PkgPath() == handlerPackage && strings.HasPrefix(t.Elem().Name(), "TypedEnqueueRequestForObject[")
+	}
+	if t.Kind() != reflect.Struct || t.PkgPath() != handlerPackage || !strings.HasPrefix(t.Name(), "TypedFuncs[") {
+		return false
+	}
+	for i := range t.NumField() {
+		if f := handler.Field(i); f.Kind() != reflect.Func || !f.IsNil() {
+			return false
+		}
+	}
+	return true
 }
 
 // dispatch runs one model notification through a controller's sources of
@@ -117,7 +151,7 @@ func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.No
 		if s.kind != note.Kind {
 			continue
 		}
-		obj, old := forms.get(e, note, s.unstructured && !s.gvkOnly)
+		obj, old := forms.get(e, note, s.unstructured && !s.gvkOnly, s.readOnly || s.gvkOnly)
 		o, ol := obj, old
 		if ol == nil {
 			ol = o
@@ -154,6 +188,9 @@ func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.No
 			s.handler.MethodByName(method).Call([]reflect.Value{reflect.ValueOf(ctx), ev, reflect.ValueOf(q)})
 		}
 	}
+	if note.Type == model.Deleted && e.memo != nil && note.Object != nil {
+		e.memo.forget(note.Object.UID)
+	}
 }
 
 func eventMethod(t model.EventType) string {
@@ -168,25 +205,43 @@ func eventMethod(t model.EventType) string {
 
 // eventForms decodes a notification's objects once per form a watch
 // asks for: typed, or unstructured as controller-runtime's unstructured
-// informer hands them over.
-type eventForms [2]struct{ obj, old client.Object }
+// informer hands them over; each either a private copy, for watches that
+// run users' code, or the memo's own, for watches that only read them.
+type eventForms [2][2]struct{ obj, old client.Object }
 
 // get returns the notification's new and old object in the form asked for.
-func (f *eventForms) get(e *env, note model.Notification, unstructured bool) (obj, old client.Object) {
-	i := 0
+func (f *eventForms) get(e *env, note model.Notification, unstructured, shared bool) (obj, old client.Object) {
+	i, j := 0, 0
 	if unstructured {
 		i = 1
 	}
-	if f[i].obj == nil {
-		f[i].obj = e.eventObject(note.Object, unstructured)
+	decode := e.eventObject
+	if shared {
+		j, decode = 1, e.sharedObject
+	}
+	form := &f[i][j]
+	if form.obj == nil {
+		form.obj = decode(note.Object, unstructured)
 		switch {
 		case note.Old == note.Object:
-			f[i].old = f[i].obj
+			form.old = form.obj
 		case note.Old != nil:
-			f[i].old = e.eventObject(note.Old, unstructured)
+			form.old = decode(note.Old, unstructured)
 		}
 	}
-	return f[i].obj, f[i].old
+	return form.obj, form.old
+}
+
+// sharedObject returns the memo's own decoded version of a stored object,
+// uncopied, for code that only reads it; or, when the memo lacks it, a
+// fresh decode.
+func (e *env) sharedObject(mo *model.Object, asUnstructured bool) client.Object {
+	if e.memo != nil {
+		if obj := e.memo.peek(mo.UID, mo.ResourceVersion, asUnstructured); obj != nil {
+			return obj
+		}
+	}
+	return e.eventObject(mo, asUnstructured)
 }
 
 // eventObject decodes a stored object the informer handed over, typed or

@@ -52,6 +52,8 @@ type Converter struct {
 	hoist map[schema.GroupVersionKind]bool
 	// status holds the kinds whose type has a status.
 	status map[schema.GroupVersionKind]bool
+	// plans caches the encoding plan of each object type (plan.go).
+	plans plans
 }
 
 // New indexes the object kinds of scheme.
@@ -246,7 +248,44 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := obj.(runtime.Unstructured); !ok {
+		if mo, ok := c.planned(kind, obj); ok {
+			return mo, nil
+		}
+	}
+	return c.toModel(kind, obj)
+}
+
+// planned converts a typed object through its type's encoding plan; it
+// reports false for a type without one, or a value that does not encode
+// (the general path then gives the same object, or the error). Managed
+// fields, which the model drops but which may fail to encode, send an
+// object down the general path too.
+func (c *Converter) planned(kind string, obj client.Object) (*model.Object, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || len(obj.GetManagedFields()) > 0 {
+		return nil, false
+	}
+	p := c.objectPlan(v.Type().Elem(), c.hoist[c.kinds[kind]])
+	if p == nil {
+		return nil, false
+	}
+	spec, status, err := p.encodeBody(v)
+	if err != nil {
+		return nil, false
+	}
+	mo := &model.Object{Kind: kind, Spec: spec, Status: status}
+	if err := c.metaToModel(obj, mo); err != nil {
+		return nil, false
+	}
+	return mo, true
+}
+
+// toModel is ToModel's general path, through the object's unstructured
+// content.
+func (c *Converter) toModel(kind string, obj client.Object) (*model.Object, error) {
 	var u map[string]any
+	var err error
 	if uo, ok := obj.(runtime.Unstructured); ok {
 		u = runtime.DeepCopyJSON(uo.UnstructuredContent())
 	} else if u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
@@ -313,8 +352,13 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	v.SetZero()
 	if uo, ok := into.(runtime.Unstructured); ok {
 		uo.SetUnstructuredContent(u)
-	} else if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
-		return fmt.Errorf("%s: %w", mo.Ref(), err)
+	} else if p := c.decodePlanOf(v.Type()); p == nil || p.dec(u, v) != nil {
+		// No plan, or content the plan does not decode: the general
+		// path decodes it afresh, or names the error.
+		v.SetZero()
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+			return fmt.Errorf("%s: %w", mo.Ref(), err)
+		}
 	}
 	c.metaFromModel(mo, into)
 	into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])

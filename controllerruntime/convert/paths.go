@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -110,9 +111,10 @@ type segment struct {
 	index int // -1 for a key
 }
 
-// parsePath splits a path into segments and its marker.
-func parsePath(p string) ([]segment, string, error) {
-	var segs []segment
+// parsePath splits a path into segments, appended to segs[:0], and its
+// marker.
+func parsePath(segs []segment, p string) ([]segment, string, error) {
+	segs = segs[:0]
 	marker := ""
 	for _, m := range []string{markEmptyObject, markEmptyList, markNull, markFloat} {
 		if rest, ok := strings.CutSuffix(p, m); ok {
@@ -163,48 +165,65 @@ func parsePath(p string) ([]segment, string, error) {
 	return segs, marker, nil
 }
 
-// node is a JSON value under construction by Unflatten.
+// node is a JSON value under construction by Unflatten: an object (keys
+// and kids), a list (indices and kids) or a leaf.
 type node struct {
-	fields map[string]*node // an object
-	items  map[int]*node    // a list
-	leaf   bool
-	value  any
+	keys      []string
+	idx       []int
+	kids      []*node
+	obj, list bool
+	leaf      bool
+	value     any
 }
 
-func (n *node) child(s segment) (*node, error) {
+// nodes hands out nodes from chunks, one allocation for many.
+type nodes []node
+
+func (ns *nodes) new() *node {
+	if len(*ns) == 0 {
+		*ns = make([]node, 16)
+	}
+	n := &(*ns)[0]
+	*ns = (*ns)[1:]
+	return n
+}
+
+func (n *node) child(s segment, ns *nodes) (*node, error) {
 	if n.leaf {
 		return nil, fmt.Errorf("a field is both a value and a container")
 	}
 	if s.index < 0 {
-		if n.items != nil {
+		if n.list {
 			return nil, fmt.Errorf("a field is both a list and an object")
 		}
-		if n.fields == nil {
-			n.fields = map[string]*node{}
+		n.obj = true
+		for i, k := range n.keys {
+			if k == s.key {
+				return n.kids[i], nil
+			}
 		}
-		c := n.fields[s.key]
-		if c == nil {
-			c = &node{}
-			n.fields[s.key] = c
-		}
+		c := ns.new()
+		n.keys = append(n.keys, s.key)
+		n.kids = append(n.kids, c)
 		return c, nil
 	}
-	if n.fields != nil {
+	if n.obj {
 		return nil, fmt.Errorf("a field is both an object and a list")
 	}
-	if n.items == nil {
-		n.items = map[int]*node{}
+	n.list = true
+	for i, x := range n.idx {
+		if x == s.index {
+			return n.kids[i], nil
+		}
 	}
-	c := n.items[s.index]
-	if c == nil {
-		c = &node{}
-		n.items[s.index] = c
-	}
+	c := ns.new()
+	n.idx = append(n.idx, s.index)
+	n.kids = append(n.kids, c)
 	return c, nil
 }
 
 func (n *node) set(v any) error {
-	if n.leaf || n.fields != nil || n.items != nil {
+	if n.leaf || n.obj || n.list {
 		return fmt.Errorf("a field is given twice")
 	}
 	n.leaf, n.value = true, v
@@ -215,20 +234,20 @@ func (n *node) build() any {
 	switch {
 	case n.leaf:
 		return n.value
-	case n.fields != nil:
-		m := make(map[string]any, len(n.fields))
-		for k, c := range n.fields {
-			m[k] = c.build()
+	case n.obj:
+		m := make(map[string]any, len(n.keys))
+		for i, k := range n.keys {
+			m[k] = n.kids[i].build()
 		}
 		return m
-	case n.items != nil:
+	case n.list:
 		size := 0
-		for i := range n.items {
+		for _, i := range n.idx {
 			size = max(size, i+1)
 		}
 		l := make([]any, size)
-		for i, c := range n.items {
-			l[i] = c.build()
+		for j, i := range n.idx {
+			l[i] = n.kids[j].build()
 		}
 		return l
 	}
@@ -242,27 +261,47 @@ func Unflatten(f model.Fields) (map[string]any, error) {
 	if len(f) == 0 {
 		return nil, nil
 	}
-	root := &node{fields: map[string]*node{}}
-	// Sorted, so that an error names the same path on every run.
-	for _, p := range slices.Sorted(maps.Keys(f)) {
-		if err := place(root, p, f[p]); err != nil {
+	// The result does not depend on the order the paths are placed in,
+	// but which error is named does: on an error, place them again in
+	// sorted order, so that the same path is named on every run.
+	if m, err := unflatten(f, maps.Keys(f)); err == nil {
+		return m, nil
+	}
+	return unflatten(f, slices.Values(slices.Sorted(maps.Keys(f))))
+}
+
+func unflatten(f model.Fields, paths iter.Seq[string]) (map[string]any, error) {
+	ns := make(nodes, 2*len(f)+1) // more come in chunks if needed
+	root := ns.new()
+	root.obj = true
+	var segs []segment
+	for p := range paths {
+		var err error
+		if segs, err = place(root, &ns, segs, p, f[p]); err != nil {
 			return nil, fmt.Errorf("field %s: %w", p, err)
 		}
 	}
 	return root.build().(map[string]any), nil
 }
 
-func place(root *node, p string, v any) error {
-	segs, marker, err := parsePath(p)
+// place sets the value of path p under root; segs is a buffer for the
+// path's segments, returned for reuse.
+func place(root *node, ns *nodes, segs []segment, p string, v any) ([]segment, error) {
+	segs, marker, err := parsePath(segs, p)
 	if err != nil {
-		return err
+		return segs, err
 	}
+	return segs, placeAt(root, ns, segs, marker, v)
+}
+
+func placeAt(root *node, ns *nodes, segs []segment, marker string, v any) error {
 	if len(segs) == 0 {
 		return fmt.Errorf("empty path")
 	}
 	n := root
+	var err error
 	for _, s := range segs {
-		if n, err = n.child(s); err != nil {
+		if n, err = n.child(s, ns); err != nil {
 			return err
 		}
 	}

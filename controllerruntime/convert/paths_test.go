@@ -126,3 +126,13 @@ func TestUnflattenRejectsContradictions(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+// Of several contradictions, the one named is the first path in sorted
+// order, every time (map order varies from call to call).
+func TestUnflattenNamesTheSameContradictionEveryTime(t *testing.T) {
+	f := model.Fields{"a": int64(1), "a.b": int64(2), "c.d": int64(1), "c[0]": int64(2), "e[x]": int64(1), "g": 1.5}
+	for range 50 {
+		_, err := Unflatten(f)
+		assert.EqualError(t, err, "field a.b: a field is both a value and a container")
+	}
+}

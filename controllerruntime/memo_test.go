@@ -1,0 +1,131 @@
+package controllerruntime
+
+import (
+	"context"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+func memoManager(t *testing.T) (*Manager, client.Client) {
+	t.Helper()
+	conv, err := convert.New(clientgoscheme.Scheme, convert.Options{})
+	require.NoError(t, err)
+	m, err := NewManager(model.NewCluster(model.Config{}), conv, ManagerOptions{})
+	require.NoError(t, err)
+	c := m.OutsideClient("user")
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a", Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
+	}
+	require.NoError(t, c.Create(context.Background(), p))
+	return m, c
+}
+
+func getPod(t *testing.T, c client.Client) *corev1.Pod {
+	t.Helper()
+	var p corev1.Pod
+	require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "a"}, &p))
+	return &p
+}
+
+// A read after a write gets what was written, never the memoized
+// version before it.
+func TestMemoServesTheWrittenVersion(t *testing.T) {
+	ctx := context.Background()
+	_, c := memoManager(t)
+	p := getPod(t, c)
+	p.Spec.Containers[0].Image = "app:v2"
+	require.NoError(t, c.Update(ctx, p))
+	assert.Equal(t, "app:v2", getPod(t, c).Spec.Containers[0].Image)
+
+	p = getPod(t, c)
+	p.Status.Phase = corev1.PodRunning
+	require.NoError(t, c.Status().Update(ctx, p))
+	got := getPod(t, c)
+	assert.Equal(t, corev1.PodRunning, got.Status.Phase)
+	assert.Equal(t, "app:v2", got.Spec.Containers[0].Image)
+
+	var list corev1.PodList
+	require.NoError(t, c.List(ctx, &list))
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, got.ResourceVersion, list.Items[0].ResourceVersion)
+	assert.Equal(t, corev1.PodRunning, list.Items[0].Status.Phase)
+}
+
+// A reader owns what it read: changing it changes nothing another reader
+// gets.
+func TestMemoIsNotPoisonedByAReaderThatModifiesItsCopy(t *testing.T) {
+	ctx := context.Background()
+	_, c := memoManager(t)
+	p := getPod(t, c)
+	p.Labels["app"] = "changed"
+	p.Spec.Containers[0].Image = "changed"
+	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "extra"})
+	again := getPod(t, c)
+	assert.Equal(t, "web", again.Labels["app"])
+	require.Len(t, again.Spec.Containers, 1)
+	assert.Equal(t, "app:v1", again.Spec.Containers[0].Image)
+
+	var list corev1.PodList
+	require.NoError(t, c.List(ctx, &list))
+	list.Items[0].Spec.Containers[0].Image = "changed"
+	assert.Equal(t, "app:v1", getPod(t, c).Spec.Containers[0].Image)
+}
+
+// The memo keeps the newest few versions of an object and forgets a
+// deleted one.
+func TestMemoIsBounded(t *testing.T) {
+	ctx := context.Background()
+	m, c := memoManager(t)
+	for i := range 10 {
+		p := getPod(t, c)
+		p.Labels["round"] = string(rune('a' + i))
+		require.NoError(t, c.Update(ctx, p))
+	}
+	p := getPod(t, c)
+	entries := m.memo[model.UID(p.UID)]
+	assert.LessOrEqual(t, len(entries), memoVersions)
+	var newest uint64
+	for _, e := range entries {
+		newest = max(newest, e.rv)
+	}
+	assert.Equal(t, p.ResourceVersion, strconv.FormatUint(newest, 10))
+
+	m.memo.forget(model.UID(p.UID))
+	assert.False(t, m.memo.get(model.UID(p.UID), newest, &corev1.Pod{}))
+	assert.Equal(t, p, getPod(t, c), "a forgotten version is decoded again")
+}
+
+// Only watches that run nothing but controller-runtime's own handlers,
+// with no predicates, get the memo's objects uncopied.
+func TestOnlyControllerRuntimesOwnHandlersShareDecodedObjects(t *testing.T) {
+	mapFunc := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return nil })
+	for _, c := range []struct {
+		h     handler.EventHandler
+		preds []predicate.Predicate
+		want  bool
+	}{
+		{&handler.EnqueueRequestForObject{}, nil, true},
+		{handler.Funcs{}, nil, true},
+		{&handler.EnqueueRequestForObject{}, []predicate.Predicate{predicate.GenerationChangedPredicate{}}, false},
+		{mapFunc, nil, false},
+		{handler.Funcs{UpdateFunc: func(context.Context, event.UpdateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {}}, nil, false},
+	} {
+		assert.Equal(t, c.want, readOnly(reflect.ValueOf(c.h), reflect.ValueOf(c.preds)), "%T with %d predicates", c.h, len(c.preds))
+	}
+}
