@@ -9,6 +9,9 @@
 #   crt_reconciles_per_sec     reconciles per second of the unmodified controller-runtime
 #                              ReplicaSet reconciler (controllerruntime/examples/replicaset)
 #                              in whole runs under random faults, one core
+#   workers_speedup            wall time of a fixed fuzzrun campaign (-runs 10 per row, seed 3)
+#                              with -workers 1 over its time with -workers 2, two rounds each;
+#                              needs two idle cores
 # Raw benchmark output goes to bench/out/ for benchstat (see BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,11 +38,26 @@ peer=$(metric "$out/peer.txt" 'plain-tracker' 'ns/op')
 median=$(metric "$out/findshrink.txt" 'BenchmarkFindAndShrinkEdge' 'ms-median')
 crt=$(metric "$out/crt.txt" 'BenchmarkReconcilesPerSecond' 'reconciles/s')
 
-for v in "$steps" "$small" "$large" "$ours" "$peer" "$median" "$crt"; do
+# campaign WORKERS prints the wall time of a fixed campaign, in ms.
+go build -o "$out/fuzzrun" ./cmd/fuzzrun
+campaign() {
+	local start
+	start=$(date +%s%N)
+	env -u GOMAXPROCS "$out/fuzzrun" -runs 10 -seed 3 -workers "$1" >/dev/null 2>&1 || true # its exit code says whether rows showed what they must
+	echo $((($(date +%s%N) - start) / 1000000))
+}
+one=0 two=0
+for _ in 1 2; do
+	one=$((one + $(campaign 1)))
+	two=$((two + $(campaign 2)))
+done
+echo "workers=1 ${one}ms workers=2 ${two}ms" >"$out/workers.txt"
+
+for v in "$steps" "$small" "$large" "$ours" "$peer" "$median" "$crt" "$one" "$two"; do
 	if [ -z "$v" ]; then echo "report.sh: a benchmark produced no figure; see $out/" >&2; exit 1; fi
 done
 
-awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" -v crt="$crt" 'BEGIN {
-	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f, \"crt_reconciles_per_sec\": %.0f}\n",
-		steps, large / small, peer / ours, median, crt
+awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" -v crt="$crt" -v one="$one" -v two="$two" 'BEGIN {
+	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f, \"crt_reconciles_per_sec\": %.0f, \"workers_speedup\": %.2f}\n",
+		steps, large / small, peer / ours, median, crt, one / two
 }'

@@ -32,9 +32,13 @@ const (
 )
 
 // Main runs the command line over scenarios and exits with its code. In a
-// worker process of a campaign it serves as the worker instead.
+// worker process of a campaign it serves as the worker instead. Either way
+// it first tunes the Go runtime for campaign work: one thread
+// (GOMAXPROCS=1) and less frequent collection (GOGC=400), unless the
+// environment sets GOMAXPROCS or GOGC.
 func Main(scenarios ...properties.Scenario) {
 	ServeIfWorker(scenarios...)
+	tuneRuntime()
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr, scenarios))
 }
 
@@ -64,6 +68,7 @@ func ServeIfWorker(scenarios ...properties.Scenario) {
 		fmt.Fprintf(os.Stderr, "fuzzrun worker: %v\n", err)
 		os.Exit(ExitUsage)
 	}
+	tuneRuntime()
 	limitMemory(opts.workerMemory, os.Stderr)
 	// Results go to the process's real stdout; anything user code prints
 	// to os.Stdout goes to stderr, so it cannot garble them.
