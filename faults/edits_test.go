@@ -30,8 +30,8 @@ func editWorld(t *testing.T) *model.Cluster {
 	require.NoError(t, c.AddController(model.Controller{Name: "idle", For: "Pod", NewReconciler: func(model.Client) model.Reconciler {
 		return model.ReconcilerFunc(func(model.Request) (model.Result, error) { return model.Result{}, nil })
 	}}))
-	require.NoError(t, c.Apply(&model.Object{Kind: "Pod", Namespace: "default", Name: "p", Labels: map[string]string{"team": "db", model.AnnotationLabelPrefix + "example.com/owner": "db"}, Spec: model.Fields{"paused": false}}))
-	require.NoError(t, c.Apply(&model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Spec: model.Fields{"data.color": "red"}}))
+	require.NoError(t, c.Apply(&model.Object{Kind: "Pod", Namespace: "default", Name: "p", Labels: map[string]string{"team": "db", model.AnnotationLabelPrefix + "example.com/owner": "db"}, Spec: model.NewFields(model.Values{"paused": false})}))
+	require.NoError(t, c.Apply(&model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Spec: model.NewFields(model.Values{"data.color": "red"})}))
 	require.NoError(t, c.Start())
 	return c
 }

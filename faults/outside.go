@@ -134,7 +134,7 @@ func recreate(c *model.Cluster, out *model.Outside, o *model.Object) error {
 		c.Note("%s is held by finalizers: not recreated", o.Ref())
 		return nil
 	}
-	fresh := &model.Object{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: maps.Clone(o.Labels), Spec: maps.Clone(o.Spec)}
+	fresh := &model.Object{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: maps.Clone(o.Labels), Spec: o.Spec}
 	return out.Create(fresh)
 }
 

@@ -146,7 +146,7 @@ func (s *Server) Rejections(mark uint64) []Rejection {
 // admitSpec runs the admission chain on a create's candidate and reports
 // whether it changed the spec or status (defaulted it).
 func (s *Server) admitSpec(caller string, verb Verb, old, cand *Object) (bool, error) {
-	orig, origStatus := maps.Clone(cand.Spec), maps.Clone(cand.Status)
+	orig, origStatus := cand.Spec, cand.Status
 	if err := s.admit(caller, verb, old, cand); err != nil {
 		return false, err
 	}
@@ -172,18 +172,18 @@ func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fiel
 	part := "spec"
 	if verb == VerbUpdateStatus {
 		part = "status"
-		cand.Status = maps.Clone(fields)
+		cand.Status = fields
 	} else {
 		cand.Labels = maps.Clone(obj.Labels)
 		cand.Finalizers = slices.Clone(obj.Finalizers)
 		cand.OwnerReferences = slices.Clone(obj.OwnerReferences)
-		cand.Spec = maps.Clone(fields)
+		cand.Spec = fields
 		if inMain {
-			cand.Status = maps.Clone(status)
+			cand.Status = status
 		}
 	}
 	if err := s.admit(caller, verb, stored, cand); err != nil {
-		return nil, nil, false, err
+		return Fields{}, Fields{}, false, err
 	}
 	out := cand.Spec
 	if verb == VerbUpdateStatus {
@@ -191,13 +191,13 @@ func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fiel
 	}
 	out, err := out.normalize(part)
 	if err != nil {
-		return nil, nil, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+		return Fields{}, Fields{}, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
 	}
 	changed := !out.Equal(fields)
 	if inMain {
 		st, err := cand.Status.normalize("status")
 		if err != nil {
-			return nil, nil, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
+			return Fields{}, Fields{}, false, statusErr(ReasonInvalid, "%s: admission: %v", cand.Ref(), err)
 		}
 		changed = changed || !st.Equal(status)
 		status = st

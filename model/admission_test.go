@@ -10,8 +10,8 @@ import (
 // maxReplicas rejects a spec.replicas above 3 and defaults an absent one
 // to 1.
 func maxReplicas(_ string, _ Verb, _, obj *Object) error {
-	if _, ok := obj.Spec["replicas"]; !ok {
-		obj.Spec["replicas"] = int64(1)
+	if _, ok := obj.Spec.Get("replicas"); !ok {
+		obj.Spec.Set("replicas", int64(1))
 	}
 	if obj.Spec.Int("replicas") > 3 {
 		return &StatusError{Reason: ReasonInvalid, Message: "too many", Causes: []Cause{{Type: "FieldValueInvalid", Field: "spec.replicas", Message: "must be at most 3"}}}
@@ -28,12 +28,12 @@ func TestAdmissionDefaultsAndRejects(t *testing.T) {
 	assert.Equal(t, int64(1), s.Peek(p.Ref()).Spec.Int("replicas"), "and the store")
 
 	rv := s.Revision()
-	p.Spec = Fields{"image": "v1"} // the default is filled again: a no-op
+	p.Spec = NewFields(Values{"image": "v1"}) // the default is filled again: a no-op
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, rv, s.Revision(), "an update equal to the stored object once defaulted writes nothing")
 
 	mark := s.RejectionMark()
-	p.Spec = Fields{"image": "v1", "replicas": int64(5)}
+	p.Spec = NewFields(Values{"image": "v1", "replicas": int64(5)})
 	for range 3 {
 		err := s.Update("ctl", p)
 		require.True(t, IsInvalid(err), "got %v", err)
@@ -58,11 +58,11 @@ func TestAdmissionSeesStatusWrites(t *testing.T) {
 		return nil
 	})
 	p := pod("a")
-	p.Spec["replicas"] = int64(2)
+	p.Spec.Set("replicas", int64(2))
 	require.NoError(t, s.Create("test", p))
-	p.Status = Fields{"ready": int64(3)}
+	p.Status = NewFields(Values{"ready": int64(3)})
 	assert.True(t, IsInvalid(s.UpdateStatus("test", p)))
-	p.Status = Fields{"ready": int64(2)}
+	p.Status = NewFields(Values{"ready": int64(2)})
 	require.NoError(t, s.UpdateStatus("test", p))
 	assert.Equal(t, []Verb{VerbCreate, VerbUpdateStatus, VerbUpdateStatus}, seen)
 }
@@ -70,16 +70,16 @@ func TestAdmissionSeesStatusWrites(t *testing.T) {
 func TestGenerationNone(t *testing.T) {
 	s, _ := newTestServer(10)
 	s.SetGenerationRule("ConfigMap", GenerationNone)
-	cm := &Object{Kind: "ConfigMap", Namespace: "default", Name: "c", Spec: Fields{"data.k": "1"}}
+	cm := &Object{Kind: "ConfigMap", Namespace: "default", Name: "c", Spec: NewFields(Values{"data.k": "1"})}
 	require.NoError(t, s.Create("test", cm))
 	assert.Zero(t, cm.Generation)
-	cm.Spec = Fields{"data.k": "2"}
+	cm.Spec = NewFields(Values{"data.k": "2"})
 	require.NoError(t, s.Update("test", cm))
 	assert.Zero(t, s.Peek(cm.Ref()).Generation, "a ConfigMap has no generation")
 
 	p := pod("a")
 	require.NoError(t, s.Create("test", p))
-	p.Spec = Fields{"image": "v2"}
+	p.Spec = NewFields(Values{"image": "v2"})
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, int64(2), s.Peek(p.Ref()).Generation, "other kinds keep theirs")
 }
@@ -87,13 +87,13 @@ func TestGenerationNone(t *testing.T) {
 func TestGenerationAnyChangeKeepsStatusInTheObject(t *testing.T) {
 	s, _ := newTestServer(10)
 	s.SetGenerationRule("Note", GenerationAnyChange)
-	n := &Object{Kind: "Note", Namespace: "default", Name: "n", Spec: Fields{"text": "a"}, Status: Fields{"seen": "a"}}
+	n := &Object{Kind: "Note", Namespace: "default", Name: "n", Spec: NewFields(Values{"text": "a"}), Status: NewFields(Values{"seen": "a"})}
 	require.NoError(t, s.Create("test", n))
-	assert.Equal(t, Fields{"seen": "a"}, s.Peek(n.Ref()).Status, "create keeps the status")
+	assert.Equal(t, NewFields(Values{"seen": "a"}), s.Peek(n.Ref()).Status, "create keeps the status")
 	assert.Equal(t, int64(1), n.Generation)
-	n.Status = Fields{"seen": "b"}
+	n.Status = NewFields(Values{"seen": "b"})
 	require.NoError(t, s.Update("test", n))
-	assert.Equal(t, Fields{"seen": "b"}, s.Peek(n.Ref()).Status, "update writes it")
+	assert.Equal(t, NewFields(Values{"seen": "b"}), s.Peek(n.Ref()).Status, "update writes it")
 	assert.Equal(t, int64(2), n.Generation, "and a status change bumps generation")
 	rv := s.Revision()
 	require.NoError(t, s.Update("test", n))

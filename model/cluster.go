@@ -240,7 +240,7 @@ func (c *Cluster) Apply(objs ...*Object) error {
 		if err := c.server.Create(Setup, obj); err != nil {
 			return err
 		}
-		if len(status) > 0 {
+		if status.Len() > 0 {
 			obj.Status = status
 			if err := c.server.UpdateStatus(Setup, obj); err != nil {
 				return err

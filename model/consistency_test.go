@@ -44,7 +44,7 @@ func TestCachesConvergeToTheServer(t *testing.T) {
 					if rapid.Bool().Draw(t, "delete") {
 						_ = out.Delete(o.Ref(), model.DeleteOptions{})
 					} else {
-						o.Spec = model.Fields{"n": int64(rapid.IntRange(0, 3).Draw(t, "n"))}
+						o.Spec = model.NewFields(model.Values{"n": int64(rapid.IntRange(0, 3).Draw(t, "n"))})
 						_ = out.Update(o)
 					}
 				} else {

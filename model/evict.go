@@ -45,7 +45,7 @@ func (s *Server) Evict(caller string, ref Ref) error {
 	err := s.unchecked(func() error {
 		for _, pdb := range budgets {
 			next := pdb.DeepCopy()
-			next.Status["disruptionsAllowed"] = pdb.Status.Int("disruptionsAllowed") - 1
+			next.Status.Set("disruptionsAllowed", pdb.Status.Int("disruptionsAllowed")-1)
 			if err := s.UpdateStatus(Evictor, next); err != nil {
 				return err
 			}

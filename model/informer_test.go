@@ -81,7 +81,7 @@ func TestResyncReplaysTheCacheWithoutReadingTheServer(t *testing.T) {
 	require.NoError(t, c.Start())
 	// The server moves on; the informer has not seen it yet.
 	p, _ := c.Server().Get("Pod", "default", "a")
-	p.Spec["image"] = "v2"
+	p.Spec.Set("image", "v2")
 	require.NoError(t, c.Outside("user").Update(p))
 	(*rec).calls = nil
 	c.Do(Action{Kind: ActTimer}) // resync starts
@@ -104,7 +104,7 @@ func TestExpiredWatchRelistsWithTombstonesAndNewUIDs(t *testing.T) {
 	require.NoError(t, out.Create(pod("reborn")))
 	for i := range 4 { // push the history past the informer's resourceVersion
 		p, _ := out.Get("Pod", "default", "kept")
-		p.Spec["n"] = int64(i)
+		p.Spec.Set("n", int64(i))
 		require.NoError(t, out.Update(p))
 	}
 	acts := c.Enabled(nil)

@@ -46,7 +46,7 @@ func TestNotifyReplacesTheMappingAndSeesEventTypes(t *testing.T) {
 	require.NoError(t, c.Start())
 	out := c.Outside("user")
 	p, _ := out.Get("Pod", "default", "a")
-	p.Spec["image"] = "v2"
+	p.Spec.Set("image", "v2")
 	require.NoError(t, out.Update(p))
 	require.NoError(t, out.Create(&Object{Kind: "ConfigMap", Namespace: "default", Name: "cm"}))
 	deliverAll(c)

@@ -1,10 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -53,123 +53,6 @@ type OwnerReference struct {
 	Name       string
 	UID        UID
 	Controller bool
-}
-
-// Fields holds the spec or status of an object as a flat map from a field
-// path ("replicas", "template.labels.app") to a scalar: int64, string or
-// bool. The API server normalises Go ints to int64 and rejects other types,
-// so two Fields compare equal exactly when they hold the same values.
-type Fields map[string]any
-
-// Int returns the integer at path, or 0 when it is absent.
-func (f Fields) Int(path string) int64 {
-	v, _ := f[path].(int64)
-	return v
-}
-
-// Str returns the string at path, or "" when it is absent.
-func (f Fields) Str(path string) string {
-	v, _ := f[path].(string)
-	return v
-}
-
-// Bool returns the boolean at path, or false when it is absent.
-func (f Fields) Bool(path string) bool {
-	v, _ := f[path].(bool)
-	return v
-}
-
-// Equal reports whether f and g hold the same paths and values.
-func (f Fields) Equal(g Fields) bool {
-	if len(f) != len(g) {
-		return false
-	}
-	for k, v := range f {
-		w, ok := g[k]
-		if !ok || v != w {
-			return false
-		}
-	}
-	return true
-}
-
-// Paths returns the field paths in sorted order.
-func (f Fields) Paths() []string {
-	return slices.Sorted(maps.Keys(f))
-}
-
-// String renders the fields as {a: 1, b: "x"} in path order.
-func (f Fields) String() string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, p := range f.Paths() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(p)
-		b.WriteString(": ")
-		b.WriteString(FormatValue(f[p]))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// FormatValue renders a field value: integers and booleans plainly, strings
-// quoted, an absent value as <none>.
-func FormatValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "<none>"
-	case string:
-		return strconv.Quote(v)
-	default:
-		return fmt.Sprint(v)
-	}
-}
-
-// normalize converts Go integer types to int64 and rejects anything that is
-// not a scalar. It returns the fields themselves when they are already
-// normal (the common case, which allocates nothing).
-func (f Fields) normalize(where string) (Fields, error) {
-	if f.normal() {
-		return f, nil
-	}
-	out := make(Fields, len(f))
-	for _, p := range f.Paths() { // sorted, so that the error is always the same one
-		switch v := f[p].(type) {
-		case int64, string, bool:
-			out[p] = v
-		case int:
-			out[p] = int64(v)
-		case int32:
-			out[p] = int64(v)
-		case int16:
-			out[p] = int64(v)
-		case int8:
-			out[p] = int64(v)
-		case uint32:
-			out[p] = int64(v)
-		case uint16:
-			out[p] = int64(v)
-		case uint8:
-			out[p] = int64(v)
-		default:
-			return nil, fmt.Errorf("%s.%s: unsupported value type %T (use int64, string or bool)", where, p, v)
-		}
-	}
-	return out, nil
-}
-
-// normal reports whether every value is an int64, string or bool.
-func (f Fields) normal() bool {
-	for _, v := range f {
-		switch v.(type) {
-		case int64, string, bool:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Object is a Kubernetes-style object: metadata, spec and status. Objects
@@ -254,10 +137,8 @@ func (o *Object) DeepCopy() *Object {
 		return nil
 	}
 	c := *o
-	c.key, c.writer = "", "" // a copy may be renamed, and nobody wrote it
-	c.Labels = maps.Clone(o.Labels)
-	c.Spec = maps.Clone(o.Spec)
-	c.Status = maps.Clone(o.Status)
+	c.key, c.writer = "", ""        // a copy may be renamed, and nobody wrote it
+	c.Labels = maps.Clone(o.Labels) // Spec and Status are values, shared until written
 	c.Finalizers = slices.Clone(o.Finalizers)
 	c.OwnerReferences = slices.Clone(o.OwnerReferences)
 	if o.DeletionTimestamp != nil {
@@ -312,20 +193,21 @@ func Diff(old, new *Object) []FieldChange {
 }
 
 func diffFields(out []FieldChange, prefix string, a, b Fields) []FieldChange {
-	paths := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		paths = append(paths, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			paths = append(paths, k)
-		}
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		av, bv := a[p], b[p]
-		if av != bv {
-			out = append(out, FieldChange{Path: prefix + p, Old: av, New: bv})
+	i, j := 0, 0
+	for i < len(a.kv) || j < len(b.kv) {
+		switch {
+		case j == len(b.kv) || (i < len(a.kv) && a.kv[i].path < b.kv[j].path):
+			out = append(out, FieldChange{Path: prefix + a.kv[i].path, Old: a.kv[i].value})
+			i++
+		case i == len(a.kv) || b.kv[j].path < a.kv[i].path:
+			out = append(out, FieldChange{Path: prefix + b.kv[j].path, New: b.kv[j].value})
+			j++
+		default:
+			if a.kv[i].value != b.kv[j].value {
+				out = append(out, FieldChange{Path: prefix + a.kv[i].path, Old: a.kv[i].value, New: b.kv[j].value})
+			}
+			i++
+			j++
 		}
 	}
 	return out
@@ -356,15 +238,18 @@ func MetadataPath(k string) string {
 
 // splitLabels splits Labels into annotations (by name) and plain labels.
 func splitLabels(m map[string]string) (annotations, labels Fields) {
-	annotations, labels = Fields{}, Fields{}
+	var ann, lab []field
 	for k, v := range m {
 		if name, ok := strings.CutPrefix(k, AnnotationLabelPrefix); ok {
-			annotations[name] = v
+			ann = append(ann, field{name, v})
 		} else {
-			labels[k] = v
+			lab = append(lab, field{k, v})
 		}
 	}
-	return annotations, labels
+	byPath := func(a, b field) int { return cmp.Compare(a.path, b.path) }
+	slices.SortFunc(ann, byPath)
+	slices.SortFunc(lab, byPath)
+	return Fields{kv: ann}, Fields{kv: lab}
 }
 
 // labelKey returns the key in Labels of a metadata path, "metadata.labels.<key>"
@@ -391,9 +276,9 @@ func labelKey(path string) (key string, ok bool, err error) {
 func (o *Object) Field(path string) any {
 	switch {
 	case strings.HasPrefix(path, "spec."):
-		return o.Spec[path[len("spec."):]]
+		return o.Spec.Value(path[len("spec."):])
 	case strings.HasPrefix(path, "status."):
-		return o.Status[path[len("status."):]]
+		return o.Status.Value(path[len("status."):])
 	}
 	if k, ok, err := labelKey(path); ok && err == nil {
 		if v, ok := o.Labels[k]; ok {
@@ -411,23 +296,17 @@ func (o *Object) SetField(path string, v any) error {
 	switch {
 	case strings.HasPrefix(path, "spec."):
 		if v == nil {
-			delete(o.Spec, path[len("spec."):])
+			o.Spec.Delete(path[len("spec."):])
 			return nil
 		}
-		if o.Spec == nil {
-			o.Spec = Fields{}
-		}
-		o.Spec[path[len("spec."):]] = v
+		o.Spec.Set(path[len("spec."):], v)
 		return nil
 	case strings.HasPrefix(path, "status."):
 		if v == nil {
-			delete(o.Status, path[len("status."):])
+			o.Status.Delete(path[len("status."):])
 			return nil
 		}
-		if o.Status == nil {
-			o.Status = Fields{}
-		}
-		o.Status[path[len("status."):]] = v
+		o.Status.Set(path[len("status."):], v)
 		return nil
 	}
 	k, ok, err := labelKey(path)

@@ -432,10 +432,10 @@ func formatObject(o *Object) string {
 	if len(o.Labels) > 0 {
 		s += " labels=" + toFields(o.Labels).String()
 	}
-	if len(o.Spec) > 0 {
+	if o.Spec.Len() > 0 {
 		s += " spec=" + o.Spec.String()
 	}
-	if len(o.Status) > 0 {
+	if o.Status.Len() > 0 {
 		s += " status=" + o.Status.String()
 	}
 	return s
@@ -444,7 +444,7 @@ func formatObject(o *Object) string {
 func toFields(m map[string]string) Fields {
 	f := Fields{}
 	for k, v := range m {
-		f[k] = v
+		f.Set(k, v)
 	}
 	return f
 }

@@ -49,7 +49,7 @@ func SpecSelector(o *Object) (sel Selector, ok bool) {
 		expressions = "selector.matchExpressions"
 	)
 	var labels, plain Selector
-	for path, v := range o.Spec {
+	for path, v := range o.Spec.All() {
 		if strings.HasPrefix(path, expressions) {
 			return nil, false
 		}

@@ -220,11 +220,11 @@ func (s *Server) Create(caller string, obj *Object) error {
 	}
 	st := s.store(obj.Kind)
 	stored := obj.DeepCopy()
-	stored.Spec = maps.Clone(spec)
+	stored.Spec = spec
 	if stored.Name == "" {
 		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
 	}
-	stored.Status = maps.Clone(status)
+	stored.Status = status
 	defaulted := false
 	if len(s.admission) > 0 {
 		if defaulted, err = s.admitSpec(caller, VerbCreate, nil, stored); err != nil {
@@ -245,7 +245,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored.CreationTimestamp = s.now()
 	stored.DeletionTimestamp = nil
 	if !inMain {
-		stored.Status = nil
+		stored.Status = Fields{}
 	}
 	stored.FieldManager = ""
 	stored.key = Key(stored.Namespace, stored.Name)
@@ -367,7 +367,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 			reflect(obj, stored, same)
 			return failure
 		}
-		next.Status = maps.Clone(fields)
+		next.Status = fields
 	} else {
 		specChanged := !stored.Spec.Equal(fields)
 		statusChanged := inMain && !stored.Status.Equal(status)
@@ -390,10 +390,10 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 			next.OwnerReferences = slices.Clone(obj.OwnerReferences)
 		}
 		if specChanged {
-			next.Spec = maps.Clone(fields)
+			next.Spec = fields
 		}
 		if statusChanged {
-			next.Status = maps.Clone(status)
+			next.Status = status
 		}
 		if (specChanged || statusChanged) && s.hasGeneration(ref.Kind) {
 			next.Generation++
@@ -452,10 +452,10 @@ func reflect(obj, stored *Object, same parts) {
 		}
 	}
 	if same&fromCallerSpec == 0 && !obj.Spec.Equal(stored.Spec) {
-		obj.Spec = maps.Clone(stored.Spec)
+		obj.Spec = stored.Spec
 	}
 	if same&fromCallerStatus == 0 && !obj.Status.Equal(stored.Status) {
-		obj.Status = maps.Clone(stored.Status)
+		obj.Status = stored.Status
 	}
 }
 

@@ -13,18 +13,18 @@ func newTestServer(window int) (*Server, *Clock) {
 }
 
 func pod(name string) *Object {
-	return &Object{Kind: "Pod", Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}, Spec: Fields{"image": "v1"}}
+	return &Object{Kind: "Pod", Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}, Spec: NewFields(Values{"image": "v1"})}
 }
 
 func TestCreateAssignsMetadataAndDropsStatus(t *testing.T) {
 	s, _ := newTestServer(10)
 	p := pod("a")
-	p.Status = Fields{"phase": "Running"}
+	p.Status = NewFields(Values{"phase": "Running"})
 	require.NoError(t, s.Create("test", p))
 	assert.Equal(t, uint64(1), p.ResourceVersion)
 	assert.Equal(t, int64(1), p.Generation)
 	assert.NotEmpty(t, p.UID)
-	assert.Nil(t, p.Status, "status is written through UpdateStatus only")
+	assert.Zero(t, p.Status.Len(), "status is written through UpdateStatus only")
 
 	err := s.Create("test", pod("a"))
 	assert.True(t, IsAlreadyExists(err), "got %v", err)
@@ -35,7 +35,7 @@ func TestCreateRejectsInvalidObjects(t *testing.T) {
 	assert.True(t, IsInvalid(s.Create("test", &Object{Kind: "Pod"})), "no name nor generateName")
 	assert.True(t, IsInvalid(s.Create("test", &Object{Name: "x"})), "no kind")
 	bad := pod("b")
-	bad.Spec = Fields{"x": 1.5}
+	bad.Spec = NewFields(Values{"x": 1.5})
 	err := s.Create("test", bad)
 	require.True(t, IsInvalid(err))
 	assert.Contains(t, err.Error(), "spec.x: unsupported value type float64")
@@ -64,7 +64,7 @@ func TestReadsAreDeepCopies(t *testing.T) {
 	got, err := s.Get("Pod", "default", "a")
 	require.NoError(t, err)
 	got.Labels["app"] = "changed"
-	got.Spec["image"] = "changed"
+	got.Spec.Set("image", "changed")
 	again, err := s.Get("Pod", "default", "a")
 	require.NoError(t, err)
 	assert.Equal(t, "web", again.Labels["app"])
@@ -81,9 +81,9 @@ func TestUpdateConflictsOnStaleResourceVersion(t *testing.T) {
 	first, _ := s.Get("Pod", "default", "a")
 	second, _ := s.Get("Pod", "default", "a")
 
-	first.Spec["image"] = "v2"
+	first.Spec.Set("image", "v2")
 	require.NoError(t, s.Update("writer-1", first))
-	second.Spec["image"] = "v3"
+	second.Spec.Set("image", "v3")
 	err := s.Update("writer-2", second)
 	assert.True(t, IsConflict(err), "got %v", err)
 
@@ -102,11 +102,11 @@ func TestGenerationCountsSpecChangesOnly(t *testing.T) {
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, int64(1), p.Generation, "a label change is not a spec change")
 
-	p.Status = Fields{"phase": "Running"}
+	p.Status = NewFields(Values{"phase": "Running"})
 	require.NoError(t, s.UpdateStatus("test", p))
 	assert.Equal(t, int64(1), p.Generation, "a status change is not a spec change")
 
-	p.Spec["image"] = "v2"
+	p.Spec.Set("image", "v2")
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, int64(2), p.Generation)
 }
@@ -128,16 +128,16 @@ func TestUpdateAndUpdateStatusTouchTheirOwnPart(t *testing.T) {
 	s, _ := newTestServer(10)
 	p := pod("a")
 	require.NoError(t, s.Create("test", p))
-	p.Status = Fields{"phase": "Running"}
-	p.Spec["image"] = "ignored-by-status-update"
+	p.Status = NewFields(Values{"phase": "Running"})
+	p.Spec.Set("image", "ignored-by-status-update")
 	require.NoError(t, s.UpdateStatus("test", p))
 	stored := s.Peek(p.Ref())
 	assert.Equal(t, "v1", stored.Spec.Str("image"))
 	assert.Equal(t, "Running", stored.Status.Str("phase"))
 
 	p, _ = s.Get("Pod", "default", "a")
-	p.Status = Fields{"phase": "ignored-by-update"}
-	p.Spec["image"] = "v2"
+	p.Status = NewFields(Values{"phase": "ignored-by-update"})
+	p.Spec.Set("image", "v2")
 	require.NoError(t, s.Update("test", p))
 	stored = s.Peek(p.Ref())
 	assert.Equal(t, "v2", stored.Spec.Str("image"))
@@ -208,7 +208,7 @@ func TestWatchKeepsPerObjectOrder(t *testing.T) {
 	a, b := pod("a"), pod("b")
 	require.NoError(t, s.Create("test", a))
 	require.NoError(t, s.Create("test", b))
-	a.Spec["image"] = "v2"
+	a.Spec.Set("image", "v2")
 	require.NoError(t, s.Update("test", a))
 	require.NoError(t, s.Delete("test", b.Ref(), DeleteOptions{}))
 	require.NoError(t, s.Delete("test", a.Ref(), DeleteOptions{}))
@@ -228,7 +228,7 @@ func TestWatchFromCompactedHistoryExpires(t *testing.T) {
 	p := pod("a")
 	require.NoError(t, s.Create("test", p))
 	for i := range 5 {
-		p.Spec["n"] = int64(i)
+		p.Spec.Set("n", int64(i))
 		require.NoError(t, s.Update("test", p))
 	}
 	_, err := s.Watch("Pod", 1)
@@ -287,13 +287,13 @@ func TestListUsesSelectorAndOwnerIndexes(t *testing.T) {
 func TestWritesGiveTheCallerNormalizedFields(t *testing.T) {
 	s, _ := newTestServer(10)
 	p := pod("a")
-	p.Spec["replicas"] = 3 // an int, stored as int64
+	p.Spec.Set("replicas", 3) // an int, stored as int64
 	require.NoError(t, s.Create("test", p))
 	assert.Equal(t, int64(3), p.Spec.Int("replicas"), "the caller's copy reads back what was stored")
-	p.Spec["replicas"] = 4
+	p.Spec.Set("replicas", 4)
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, int64(4), p.Spec.Int("replicas"))
-	p.Status = Fields{"ready": 1}
+	p.Status = NewFields(Values{"ready": 1})
 	require.NoError(t, s.UpdateStatus("test", p))
 	assert.Equal(t, int64(1), p.Status.Int("ready"))
 }

@@ -23,7 +23,7 @@ func TestTheTraceCarriesItsMeaningAsData(t *testing.T) {
 				if err != nil {
 					return Result{}, err
 				}
-				p.Spec["n"] = int64(calls)
+				p.Spec.Set("n", int64(calls))
 				if err := cl.Update(p); err != nil {
 					return Result{}, err
 				}

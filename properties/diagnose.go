@@ -247,7 +247,7 @@ func tally(objs []*model.Object) string {
 	counts := map[string]int{}
 	for _, o := range objs {
 		for prefix, f := range map[string]model.Fields{"spec.": o.Spec, "status.": o.Status} {
-			for path, v := range f {
+			for path, v := range f.All() {
 				switch v := v.(type) {
 				case bool:
 					if v {

@@ -11,9 +11,9 @@ import (
 func TestEventsAboutAnObject(t *testing.T) {
 	c := model.NewCluster(model.Config{})
 	event := func(name, kind, about, reason string) *model.Object {
-		return &model.Object{Kind: "Event", Namespace: "default", Name: name, Spec: model.Fields{
+		return &model.Object{Kind: "Event", Namespace: "default", Name: name, Spec: model.NewFields(model.Values{
 			"involvedObject.kind": kind, "involvedObject.name": about, "type": "Warning", "reason": reason, "message": "it hurts",
-		}}
+		})}
 	}
 	require.NoError(t, c.Apply(
 		event("a", "Memcached", "cache", "Deleting"),

@@ -31,7 +31,7 @@ func TestCountWithLabels(t *testing.T) {
 
 func TestAtMostPerOwner(t *testing.T) {
 	c := model.NewCluster(model.Config{})
-	rs := &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: "web", Spec: model.Fields{"replicas": int64(1)}}
+	rs := &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: "web", Spec: model.NewFields(model.Values{"replicas": int64(1)})}
 	require.NoError(t, c.Outside("test").Create(rs))
 	inv := properties.AtMostPerOwner("Pod", "ReplicaSet", func(o *model.Object) int64 { return o.Spec.Int("replicas") })
 	owned := func(name string) *model.Object {

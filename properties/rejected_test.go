@@ -38,7 +38,7 @@ func tracker(capped bool) model.Controller {
 				if rs.Status.Int("tracked") == n {
 					return model.Result{}, nil
 				}
-				rs.Status = model.Fields{"tracked": n}
+				rs.Status = model.NewFields(model.Values{"tracked": n})
 				return model.Result{}, c.UpdateStatus(rs)
 			})
 		},

@@ -36,7 +36,7 @@ func TestDiagnosisListsObjectsASelectorSelects(t *testing.T) {
 				return nil, err
 			}
 			for i := range tc.orphans {
-				pod := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "orphan-" + string(rune('0'+i)), Labels: map[string]string{"app": "web"}, Spec: model.Fields{"image": "nginx"}}
+				pod := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "orphan-" + string(rune('0'+i)), Labels: map[string]string{"app": "web"}, Spec: model.NewFields(model.Values{"image": "nginx"})}
 				if err := c.Apply(pod); err != nil {
 					return nil, err
 				}
@@ -75,7 +75,7 @@ func TestDiagnosisListsObjectsAWatchMapsToTheObject(t *testing.T) {
 			}}); err != nil {
 			return nil, err
 		}
-		if err := c.Apply(&model.Object{Kind: "ConfigMap", Namespace: "default", Name: "settings", Spec: model.Fields{"data.replicaset": "web"}}); err != nil {
+		if err := c.Apply(&model.Object{Kind: "ConfigMap", Namespace: "default", Name: "settings", Spec: model.NewFields(model.Values{"data.replicaset": "web"})}); err != nil {
 			return nil, err
 		}
 		return c, c.Apply(replicaset.New("default", "web", 1))

@@ -432,10 +432,10 @@ func flatten(o *model.Object) map[string]string {
 	for k, v := range o.Labels {
 		f[model.MetadataPath(k)] = model.FormatValue(v)
 	}
-	for k, v := range o.Spec {
+	for k, v := range o.Spec.All() {
 		f["spec."+k] = model.FormatValue(v)
 	}
-	for k, v := range o.Status {
+	for k, v := range o.Status.All() {
 		f["status."+k] = model.FormatValue(v)
 	}
 	return f

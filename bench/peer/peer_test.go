@@ -26,7 +26,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 			Kind: "Pod", Namespace: "default", Name: "web-1",
 			Labels:          map[string]string{"app": "web", "pod-template-hash": "abc12"},
 			OwnerReferences: []model.OwnerReference{{Kind: "ReplicaSet", Name: "web", UID: "uid-1", Controller: true}},
-			Spec:            model.Fields{"image": "app:v1", "nodeName": "node-1"},
+			Spec:            model.NewFields(model.Values{"image": "app:v1", "nodeName": "node-1"}),
 		}
 		if err := s.Create("bench", pod); err != nil {
 			b.Fatal(err)
@@ -39,7 +39,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 			i++
-			got.Spec["generation"] = i
+			got.Spec.Set("generation", i)
 			if err := s.Update("bench", got); err != nil {
 				b.Fatal(err)
 			}

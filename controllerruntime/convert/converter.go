@@ -321,16 +321,13 @@ func (c *Converter) bodyToModel(kind string, meta metav1.Object, u map[string]an
 
 func flattenPart(part string, v any) (model.Fields, error) {
 	if v == nil {
-		return nil, nil
+		return model.Fields{}, nil
 	}
-	f := model.Fields{}
+	f := model.Values{}
 	if err := Flatten("", v, f); err != nil {
-		return nil, fmt.Errorf("%s: %w", part, err)
+		return model.Fields{}, fmt.Errorf("%s: %w", part, err)
 	}
-	if len(f) == 0 {
-		return nil, nil
-	}
-	return f, nil
+	return model.NewFields(f), nil
 }
 
 // FromModel overwrites into, a typed object of mo's kind, with mo. It sets

@@ -182,7 +182,7 @@ func TestSpecStatusAndMetadataLandWhereTheModelLooks(t *testing.T) {
 
 	cm, err := c.ToModel(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Data: map[string]string{"config.yaml": "x"}})
 	require.NoError(t, err)
-	assert.Equal(t, model.Fields{`data["config.yaml"]`: "x"}, cm.Spec, "a body that is not a spec keeps its top-level names")
+	assert.Equal(t, model.NewFields(model.Values{`data["config.yaml"]`: "x"}), cm.Spec, "a body that is not a spec keeps its top-level names")
 }
 
 func TestLossyEdgesAreTheDocumentedOnes(t *testing.T) {

@@ -2,10 +2,7 @@ package convert
 
 import (
 	"fmt"
-	"iter"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -55,7 +52,7 @@ func appendKey(path, k string) string {
 // to out under path prefix. An object field that is null is left out: a
 // typed object cannot tell it from an absent one. An empty object at the
 // top (prefix "") adds nothing.
-func Flatten(prefix string, v any, out model.Fields) error {
+func Flatten(prefix string, v any, out model.Values) error {
 	switch v := v.(type) {
 	case map[string]any:
 		empty := true
@@ -258,26 +255,22 @@ func (n *node) build() any {
 // object from its leaves. A list index with no entry becomes null. It
 // returns nil for empty fields.
 func Unflatten(f model.Fields) (map[string]any, error) {
-	if len(f) == 0 {
+	if f.Len() == 0 {
 		return nil, nil
 	}
-	// The result does not depend on the order the paths are placed in,
-	// but which error is named does: on an error, place them again in
-	// sorted order, so that the same path is named on every run.
-	if m, err := unflatten(f, maps.Keys(f)); err == nil {
-		return m, nil
-	}
-	return unflatten(f, slices.Values(slices.Sorted(maps.Keys(f))))
+	return unflatten(f)
 }
 
-func unflatten(f model.Fields, paths iter.Seq[string]) (map[string]any, error) {
-	ns := make(nodes, 2*len(f)+1) // more come in chunks if needed
+// unflatten places f's paths in their (sorted) order, so that an error
+// always names the same path.
+func unflatten(f model.Fields) (map[string]any, error) {
+	ns := make(nodes, 2*f.Len()+1) // more come in chunks if needed
 	root := ns.new()
 	root.obj = true
 	var segs []segment
-	for p := range paths {
+	for p, v := range f.All() {
 		var err error
-		if segs, err = place(root, &ns, segs, p, f[p]); err != nil {
+		if segs, err = place(root, &ns, segs, p, v); err != nil {
 			return nil, fmt.Errorf("field %s: %w", p, err)
 		}
 	}

@@ -62,9 +62,10 @@ func normalize(v any) any {
 func TestFlattenUnflattenRoundTrips(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := jsonObject(3).Draw(t, "json")
-		f := model.Fields{}
-		require.NoError(t, Flatten("", in, f))
-		for p, v := range f {
+		vals := model.Values{}
+		require.NoError(t, Flatten("", in, vals))
+		f := model.NewFields(vals)
+		for p, v := range f.All() {
 			switch v.(type) {
 			case int64, string, bool:
 			default:
@@ -83,7 +84,7 @@ func TestFlattenUnflattenRoundTrips(t *testing.T) {
 }
 
 func TestPathsReadAsJSONPath(t *testing.T) {
-	f := model.Fields{}
+	f := model.Values{}
 	require.NoError(t, Flatten("", map[string]any{
 		"replicas": int64(3),
 		"template": map[string]any{
@@ -98,7 +99,7 @@ func TestPathsReadAsJSONPath(t *testing.T) {
 		"whole":  2.0,
 		"absent": nil,
 	}, f))
-	assert.Equal(t, model.Fields{
+	assert.Equal(t, model.NewFields(model.Values{
 		"replicas":                                       int64(3),
 		"template.spec.containers[0].image":              "nginx",
 		"template.spec.containers[0].resources{}":        true,
@@ -108,19 +109,19 @@ func TestPathsReadAsJSONPath(t *testing.T) {
 		"template.spec.tolerations[]":                    true,
 		"ratio(float)":                                   "1.5",
 		"whole":                                          int64(2),
-	}, f)
+	}), model.NewFields(f))
 }
 
 func TestUnflattenRejectsContradictions(t *testing.T) {
 	for name, f := range map[string]model.Fields{
-		"value and object": {"a": int64(1), "a.b": int64(2)},
-		"object and list":  {"a.b": int64(1), "a[0]": int64(2)},
-		"bad marker value": {"a{}": int64(1)},
-		"bad float":        {"a(float)": "x"},
-		"bad index":        {"a[x]": int64(1)},
-		"bad quoting":      {`a["b`: int64(1)},
-		"bad value":        {"a": 1.5},
-		"bare marker":      {"{}": true},
+		"value and object": model.NewFields(model.Values{"a": int64(1), "a.b": int64(2)}),
+		"object and list":  model.NewFields(model.Values{"a.b": int64(1), "a[0]": int64(2)}),
+		"bad marker value": model.NewFields(model.Values{"a{}": int64(1)}),
+		"bad float":        model.NewFields(model.Values{"a(float)": "x"}),
+		"bad index":        model.NewFields(model.Values{"a[x]": int64(1)}),
+		"bad quoting":      model.NewFields(model.Values{`a["b`: int64(1)}),
+		"bad value":        model.NewFields(model.Values{"a": 1.5}),
+		"bare marker":      model.NewFields(model.Values{"{}": true}),
 	} {
 		_, err := Unflatten(f)
 		assert.Error(t, err, name)
@@ -130,7 +131,7 @@ func TestUnflattenRejectsContradictions(t *testing.T) {
 // Of several contradictions, the one named is the first path in sorted
 // order, every time (map order varies from call to call).
 func TestUnflattenNamesTheSameContradictionEveryTime(t *testing.T) {
-	f := model.Fields{"a": int64(1), "a.b": int64(2), "c.d": int64(1), "c[0]": int64(2), "e[x]": int64(1), "g": 1.5}
+	f := model.NewFields(model.Values{"a": int64(1), "a.b": int64(2), "c.d": int64(1), "c[0]": int64(2), "e[x]": int64(1), "g": 1.5})
 	for range 50 {
 		_, err := Unflatten(f)
 		assert.EqualError(t, err, "field a.b: a field is both a value and a container")

@@ -30,7 +30,7 @@ var errUnplanned = errors.New("no encoding plan for this type")
 // encoder adds the fields of v's unstructured form to out under path, as
 // Flatten does, and reports whether that form is non-null (a null adds
 // nothing).
-type encoder func(out model.Fields, path string, v reflect.Value) (bool, error)
+type encoder func(out model.Values, path string, v reflect.Value) (bool, error)
 
 // typePlan is the encoder of one Go type; its encoder is set once the
 // type's plan is built (a recursive type refers to its own plan).
@@ -142,26 +142,24 @@ func (p *objectPlan) encodeBody(obj reflect.Value) (spec, status model.Fields, e
 	v := obj.Elem()
 	if p.spec != nil {
 		if spec, err = encodePart(*p.spec, v); err != nil {
-			return nil, nil, err
+			return model.Fields{}, model.Fields{}, err
 		}
 	} else {
-		spec = model.Fields{}
+		vals := model.Values{}
 		for _, m := range p.body {
 			fv := v.Field(m.index)
 			if m.omitted(fv) {
 				continue
 			}
-			if _, err := m.plan.enc(spec, m.key, fv); err != nil {
-				return nil, nil, err
+			if _, err := m.plan.enc(vals, m.key, fv); err != nil {
+				return model.Fields{}, model.Fields{}, err
 			}
 		}
-		if len(spec) == 0 {
-			spec = nil
-		}
+		spec = model.NewFields(vals)
 	}
 	if p.status != nil {
 		if status, err = encodePart(*p.status, v); err != nil {
-			return nil, nil, err
+			return model.Fields{}, model.Fields{}, err
 		}
 	}
 	return spec, status, nil
@@ -171,16 +169,13 @@ func (p *objectPlan) encodeBody(obj reflect.Value) (spec, status model.Fields, e
 func encodePart(m member, v reflect.Value) (model.Fields, error) {
 	fv := v.Field(m.index)
 	if m.omitted(fv) {
-		return nil, nil
+		return model.Fields{}, nil
 	}
-	f := model.Fields{}
+	f := model.Values{}
 	if _, err := m.plan.enc(f, "", fv); err != nil {
-		return nil, err
+		return model.Fields{}, err
 	}
-	if len(f) == 0 {
-		return nil, nil
-	}
-	return f, nil
+	return model.NewFields(f), nil
 }
 
 // omitted reports whether a field's value is left out by omitempty or
@@ -235,7 +230,7 @@ func (b *planBuilder) plan(t reflect.Type) (*typePlan, error) {
 
 func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 	if entry := value.TypeReflectEntryOf(t); entry.CanConvertToUnstructured() {
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			u, err := entry.ToUnstructured(v)
 			if err != nil || u == nil {
 				return false, err
@@ -245,19 +240,19 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			return true, setLeaf(out, path, v.String())
 		}, nil
 	case reflect.Bool:
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			return true, setLeaf(out, path, v.Bool())
 		}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			return true, setLeaf(out, path, v.Int())
 		}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			u := v.Uint()
 			if u > math.MaxInt64 {
 				return false, fmt.Errorf("unsigned value %d does not fit into int64 (overflow)", u)
@@ -265,7 +260,7 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 			return true, setLeaf(out, path, int64(u))
 		}, nil
 	case reflect.Float32, reflect.Float64:
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			return true, Flatten(path, v.Float(), out)
 		}, nil
 	case reflect.Pointer:
@@ -273,7 +268,7 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			if v.IsNil() {
 				return false, nil
 			}
@@ -288,7 +283,7 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			some, err := encodeMembers(members, out, path, v)
 			if err != nil {
 				return false, err
@@ -303,7 +298,7 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 }
 
 // setLeaf adds a scalar; a scalar cannot be a whole spec or status.
-func setLeaf(out model.Fields, path string, v any) error {
+func setLeaf(out model.Values, path string, v any) error {
 	if path == "" {
 		return fmt.Errorf("a scalar %v cannot stand at the top of spec or status", v)
 	}
@@ -319,7 +314,7 @@ func (b *planBuilder) mapEncoder(t reflect.Type) (encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+	return func(out model.Values, path string, v reflect.Value) (bool, error) {
 		if v.IsNil() {
 			return false, nil
 		}
@@ -341,7 +336,7 @@ func (b *planBuilder) mapEncoder(t reflect.Type) (encoder, error) {
 func (b *planBuilder) sliceEncoder(t reflect.Type) (encoder, error) {
 	if t.Elem().Kind() == reflect.Uint8 {
 		// Bytes are their base64 string, as in JSON.
-		return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+		return func(out model.Values, path string, v reflect.Value) (bool, error) {
 			if v.IsNil() {
 				return false, nil
 			}
@@ -352,7 +347,7 @@ func (b *planBuilder) sliceEncoder(t reflect.Type) (encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(out model.Fields, path string, v reflect.Value) (bool, error) {
+	return func(out model.Values, path string, v reflect.Value) (bool, error) {
 		if v.IsNil() {
 			return false, nil
 		}
@@ -482,7 +477,7 @@ func claim(seen map[string]bool, m member) error {
 
 // encodeMembers adds the members of a struct value at path and reports
 // whether any was non-null.
-func encodeMembers(members []member, out model.Fields, path string, v reflect.Value) (bool, error) {
+func encodeMembers(members []member, out model.Values, path string, v reflect.Value) (bool, error) {
 	some := false
 	for i := range members {
 		m := &members[i]

@@ -34,7 +34,7 @@ func (p Policy) Desired(load int64) int64 {
 
 // NewMetrics returns the load report of the object named name.
 func NewMetrics(namespace, name string, load int64) *model.Object {
-	return &model.Object{Kind: MetricsKind, Namespace: namespace, Name: name, Spec: model.Fields{"load": load}}
+	return &model.Object{Kind: MetricsKind, Namespace: namespace, Name: name, Spec: model.NewFields(model.Values{"load": load})}
 }
 
 // Controller returns the autoscaler under policy p.
@@ -58,7 +58,7 @@ func Controller(p Policy) model.Controller {
 				if target.Spec.Int("replicas") == want {
 					return model.Result{}, nil
 				}
-				target.Spec["replicas"] = want
+				target.Spec.Set("replicas", want)
 				return model.Result{}, c.Update(target)
 			})
 		},

@@ -29,10 +29,10 @@ const HashLabel = "pod-template-hash"
 func New(namespace, name string, replicas int64, image string, maxSurge, maxUnavailable int64) *model.Object {
 	return &model.Object{
 		Kind: Kind, Namespace: namespace, Name: name,
-		Spec: model.Fields{
+		Spec: model.NewFields(model.Values{
 			"replicas": replicas, "selector.app": name, "template.image": image,
 			"maxSurge": maxSurge, "maxUnavailable": maxUnavailable,
-		},
+		}),
 	}
 }
 
@@ -123,10 +123,10 @@ func newReplicaSet(d *model.Object, hash string) *model.Object {
 		Kind: replicaset.Kind, Namespace: d.Namespace, Name: d.Name + "-" + hash,
 		Labels:          map[string]string{"app": app, HashLabel: hash},
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(d)},
-		Spec: model.Fields{
+		Spec: model.NewFields(model.Values{
 			"replicas": int64(0), "selector.app": app, "selector." + HashLabel: hash,
 			"template.image": d.Spec.Str("template.image"),
-		},
+		}),
 	}
 }
 
@@ -204,7 +204,7 @@ func (r *reconciler) scale(d, rs *model.Object, replicas int64) error {
 	if rs.Spec.Int("replicas") == replicas {
 		return nil
 	}
-	rs.Spec["replicas"] = replicas
+	rs.Spec.Set("replicas", replicas)
 	if err := r.c.Update(rs); err != nil {
 		return err
 	}
@@ -218,10 +218,10 @@ func (r *reconciler) updateStatus(d, current *model.Object, all []*model.Object)
 		pods += rs.Status.Int("replicas")
 		ready += rs.Status.Int("readyReplicas")
 	}
-	status := model.Fields{
+	status := model.NewFields(model.Values{
 		"replicas": pods, "readyReplicas": ready, "updatedReplicas": current.Status.Int("replicas"),
 		"observedGeneration": d.Generation,
-	}
+	})
 	if d.Status.Equal(status) {
 		return nil
 	}

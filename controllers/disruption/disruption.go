@@ -23,7 +23,7 @@ const Kind = model.PDBKind
 func New(namespace, name, app string, minAvailable int64) *model.Object {
 	return &model.Object{
 		Kind: Kind, Namespace: namespace, Name: name,
-		Spec: model.Fields{"selector.app": app, "minAvailable": minAvailable},
+		Spec: model.NewFields(model.Values{"selector.app": app, "minAvailable": minAvailable}),
 	}
 }
 
@@ -81,7 +81,7 @@ func expected(pdb *model.Object, pods []*model.Object) model.Fields {
 			healthy++
 		}
 	}
-	return model.Fields{"currentHealthy": healthy, "disruptionsAllowed": max(0, healthy-pdb.Spec.Int("minAvailable"))}
+	return model.NewFields(model.Values{"currentHealthy": healthy, "disruptionsAllowed": max(0, healthy-pdb.Spec.Int("minAvailable"))})
 }
 
 // UpToDate is the disruption controller's goal: every budget's status

@@ -14,7 +14,7 @@ import (
 func readyPod(name string, labels map[string]string) *model.Object {
 	return &model.Object{
 		Kind: replicaset.PodKind, Namespace: "default", Name: name, Labels: labels,
-		Status: model.Fields{"ready": true},
+		Status: model.NewFields(model.Values{"ready": true}),
 	}
 }
 
@@ -27,15 +27,15 @@ func TestEvictionAndTheControllerAgreeOnATwoLabelBudget(t *testing.T) {
 		name     string
 		selector model.Fields
 	}{
-		{"plain", model.Fields{"selector.app": "web", "selector.tier": "front"}},
-		{"matchLabels", model.Fields{"selector.matchLabels.app": "web", `selector.matchLabels["tier"]`: "front"}},
+		{"plain", model.NewFields(model.Values{"selector.app": "web", "selector.tier": "front"})},
+		{"matchLabels", model.NewFields(model.Values{"selector.matchLabels.app": "web", `selector.matchLabels["tier"]`: "front"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := model.NewCluster(model.Config{})
 			require.NoError(t, c.AddController(disruption.Controller()))
-			spec := model.Fields{"minAvailable": int64(2)}
-			for k, v := range tc.selector {
-				spec[k] = v
+			spec := model.NewFields(model.Values{"minAvailable": int64(2)})
+			for k, v := range tc.selector.All() {
+				spec.Set(k, v)
 			}
 			pdb := &model.Object{Kind: disruption.Kind, Namespace: "default", Name: "front", Spec: spec}
 			pods := []*model.Object{

@@ -31,7 +31,7 @@ func (cfg Config) drift(live *model.Object) []string {
 	declared := cfg.Declared[live.Key()]
 	var out []string
 	for _, f := range declared.Paths() {
-		if !slices.Contains(cfg.Ignore, f) && live.Spec[f] != declared[f] {
+		if !slices.Contains(cfg.Ignore, f) && live.Spec.Value(f) != declared.Value(f) {
 			out = append(out, f)
 		}
 	}
@@ -55,7 +55,7 @@ func Controller(cfg Config) model.Controller {
 					return model.Result{}, nil
 				}
 				for _, f := range drifted {
-					live.Spec[f] = cfg.Declared[live.Key()][f]
+					live.Spec.Set(f, cfg.Declared[live.Key()].Value(f))
 				}
 				return model.Result{}, c.Update(live)
 			})

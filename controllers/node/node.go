@@ -20,7 +20,7 @@ const Kind = "Node"
 
 // New returns a ready, schedulable node.
 func New(name string) *model.Object {
-	return &model.Object{Kind: Kind, Name: name, Status: model.Fields{"ready": true}}
+	return &model.Object{Kind: Kind, Name: name, Status: model.NewFields(model.Values{"ready": true})}
 }
 
 // Alive reports whether a node's kubelet is alive.
@@ -103,7 +103,7 @@ func Scheduler() model.Controller {
 				if best == "" {
 					return model.Result{RequeueAfter: 5}, nil
 				}
-				pod.Spec["nodeName"] = best
+				pod.Spec.Set("nodeName", best)
 				return model.Result{}, c.Update(pod)
 			})
 		},
@@ -146,7 +146,7 @@ func Kubelet(node string) model.Controller {
 				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != node || pod.Status.Bool("ready") {
 					return model.Result{}, nil
 				}
-				pod.Status = model.Fields{"phase": "Running", "ready": true}
+				pod.Status = model.NewFields(model.Values{"phase": "Running", "ready": true})
 				return model.Result{}, c.UpdateStatus(pod)
 			})
 		},
@@ -217,7 +217,7 @@ func Drain() model.Controller {
 					return model.Result{}, nil
 				}
 				if !n.Spec.Bool("unschedulable") {
-					n.Spec["unschedulable"] = true
+					n.Spec.Set("unschedulable", true)
 					return model.Result{}, c.Update(n)
 				}
 				return model.Result{}, removeAll(c, n.Name, func(p *model.Object) error { return c.Evict(p.Ref()) })

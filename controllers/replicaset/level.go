@@ -101,7 +101,7 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 			ready++
 		}
 	}
-	status := model.Fields{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation}
+	status := model.NewFields(model.Values{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation})
 	if !rs.Status.Equal(status) {
 		rs.Status = status
 		if err := r.c.UpdateStatus(rs); err != nil {

@@ -26,7 +26,7 @@ func New(namespace, name string, replicas int64) *model.Object {
 		Kind:      Kind,
 		Namespace: namespace,
 		Name:      name,
-		Spec:      model.Fields{"replicas": replicas, "selector.app": name},
+		Spec:      model.NewFields(model.Values{"replicas": replicas, "selector.app": name}),
 	}
 }
 
@@ -57,7 +57,7 @@ func NewPod(rs *model.Object) *model.Object {
 		GenerateName:    rs.Name + "-",
 		Labels:          Selector(rs),
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
-		Spec:            model.Fields{"image": image},
+		Spec:            model.NewFields(model.Values{"image": image}),
 	}
 }
 

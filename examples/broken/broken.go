@@ -109,7 +109,7 @@ func RecordKeeper() model.Controller {
 						return model.Result{}, err
 					}
 				}
-				rs.Status = model.Fields{"created": created}
+				rs.Status = model.NewFields(model.Values{"created": created})
 				return model.Result{}, c.UpdateStatus(rs)
 			})
 		},

@@ -65,7 +65,7 @@ const (
 
 // NewGate returns the closed gate.
 func NewGate() *model.Object {
-	return &model.Object{Kind: GateKind, Namespace: "default", Name: GateName, Spec: model.Fields{"open": false}}
+	return &model.Object{Kind: GateKind, Namespace: "default", Name: GateName, Spec: model.NewFields(model.Values{"open": false})}
 }
 
 // errGateClosed is what WaitsWithErrors returns while the gate is closed.
@@ -82,7 +82,7 @@ func gated(name string, wait func() (model.Result, error)) model.Controller {
 	ctrl := replicaset.Level(replicaset.LevelOptions{Name: name})
 	build, goal := ctrl.NewReconciler, ctrl.Goal
 	ctrl.Goal = func(s model.State) []model.Unmet {
-		if gate := s.Get(GateKind, "default", GateName); gate == nil || gate.Spec["open"] != true {
+		if gate := s.Get(GateKind, "default", GateName); gate == nil || gate.Spec.Value("open") != true {
 			return nil // nothing is owed before the gate opens
 		}
 		return goal(s)
@@ -92,7 +92,7 @@ func gated(name string, wait func() (model.Result, error)) model.Controller {
 		inner := build(c)
 		return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
 			gate, err := c.Get(GateKind, "default", GateName)
-			if err != nil || gate.Spec["open"] != true {
+			if err != nil || gate.Spec.Value("open") != true {
 				return wait()
 			}
 			return inner.Reconcile(req)

@@ -121,10 +121,10 @@ func PingPong() []model.Controller {
 					if rs.Status.Int(write) == want {
 						return model.Result{}, nil
 					}
-					if rs.Status == nil {
+					if rs.Status.Len() == 0 {
 						rs.Status = model.Fields{}
 					}
-					rs.Status[write] = want
+					rs.Status.Set(write, want)
 					return model.Result{}, c.UpdateStatus(rs)
 				})
 			},
@@ -149,7 +149,7 @@ func Timestamping() model.Controller {
 				if err != nil {
 					return model.Result{}, nil
 				}
-				status := model.Fields{"observedReplicas": rs.Spec.Int("replicas"), "lastSync": int64(c.Now())}
+				status := model.NewFields(model.Values{"observedReplicas": rs.Spec.Int("replicas"), "lastSync": int64(c.Now())})
 				if rs.Status.Equal(status) {
 					return model.Result{}, nil
 				}
