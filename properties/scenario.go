@@ -130,6 +130,19 @@ func (sc *Scenario) Validate() error {
 	return errors.Join(errs...)
 }
 
+// EveryFault is every fault kind the scenario can take: edit only when it
+// declares edits, rival only when it declares rivals.
+func (sc *Scenario) EveryFault() faults.Mix {
+	var mix faults.Mix
+	for _, k := range faults.Kinds() {
+		if (k == faults.KindEdit && len(sc.Edits) == 0) || (k == faults.KindRival && len(sc.Rivals) == 0) {
+			continue
+		}
+		mix = append(mix, k)
+	}
+	return mix
+}
+
 // ExpectationFor returns the expectation declared for exactly this mix.
 func (sc *Scenario) ExpectationFor(mix faults.Mix) (Expectation, bool) {
 	for _, e := range sc.Expect {

@@ -99,18 +99,6 @@ type prng struct{ r *rand.Rand }
 
 func (p prng) Choose(n int, _ string) int { return p.r.IntN(n) }
 
-// mixFor is every fault kind the scenario can take.
-func mixFor(sc properties.Scenario) faults.Mix {
-	var mix faults.Mix
-	for _, k := range faults.Kinds() {
-		if (k == faults.KindEdit && len(sc.Edits) == 0) || (k == faults.KindRival && len(sc.Rivals) == 0) {
-			continue
-		}
-		mix = append(mix, k)
-	}
-	return mix
-}
-
 // randomSchedule draws a schedule from the generator rapid uses, from a
 // seed, outside rapid.
 func randomSchedule(seed int, plan properties.Plan, mix faults.Mix) faults.Schedule {
@@ -122,7 +110,7 @@ func randomSchedule(seed int, plan properties.Plan, mix faults.Mix) faults.Sched
 // byte-identical traces.
 func TestSameSeedSameTrace(t *testing.T) {
 	for _, sc := range scenarios.All() {
-		mix := mixFor(sc)
+		mix := sc.EveryFault()
 		plan, err := properties.PlanFor(sc, mix)
 		require.NoError(t, err)
 		for seed := range uint64(100) {

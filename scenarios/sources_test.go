@@ -11,18 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// everyFault is every fault kind the scenario can take.
-func everyFault(sc properties.Scenario) faults.Mix {
-	var mix faults.Mix
-	for _, k := range faults.Kinds() {
-		if (k == faults.KindEdit && len(sc.Edits) == 0) || (k == faults.KindRival && len(sc.Rivals) == 0) {
-			continue
-		}
-		mix = append(mix, k)
-	}
-	return mix
-}
-
 // TestOneNumberingOfSources walks every catalog scenario under faults with
 // random choices and checks, at every step, what the scheduler's users
 // rely on from model.Sources: every enabled action has a source below
@@ -34,7 +22,7 @@ func everyFault(sc properties.Scenario) faults.Mix {
 func TestOneNumberingOfSources(t *testing.T) {
 	kinds := map[model.ActionKind]int{}
 	for _, sc := range scenarios.All() {
-		mix := everyFault(sc)
+		mix := sc.EveryFault()
 		plan, err := properties.PlanFor(sc, mix)
 		require.NoError(t, err)
 		gen := faults.Schedules(mix, plan.Topology, plan.Budget)
