@@ -312,8 +312,8 @@ func TestRevisionNamesTheTemplate(t *testing.T) {
 
 func TestABadSpecIsReported(t *testing.T) {
 	for field, want := range map[string]string{
-		"podManagementPolicy": `unknown podManagementPolicy "Sometimes"`,
-		"updateStrategy.type": `unknown updateStrategy.type "Sometimes"`,
+		"podManagementPolicy":                             `unknown podManagementPolicy "Sometimes"`,
+		"updateStrategy.type":                             `unknown updateStrategy.type "Sometimes"`,
 		"persistentVolumeClaimRetentionPolicy.whenScaled": `unknown persistentVolumeClaimRetentionPolicy.whenScaled "Sometimes"`,
 	} {
 		set := statefulset.New("default", "web", 1, "app:v1")
