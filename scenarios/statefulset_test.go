@@ -28,3 +28,17 @@ func TestStatefulSetScenarioCatchesAControllerThatDeletesRetainedClaims(t *testi
 	assert.Contains(t, cx.Report(), "PersistentVolumeClaim default/data-web-")
 	assert.Contains(t, cx.Report(), "retained claims are never deleted")
 }
+
+// TestStatefulSetControllerIsIdempotent: without faults, in the statefulset
+// scenario, a second reconcile of a key right after one that wrote writes
+// nothing.
+func TestStatefulSetControllerIsIdempotent(t *testing.T) {
+	sc := StatefulSet()
+	sc.CheckIdempotence = true
+	sc.Program = ""
+	res, err := properties.Search(sc, faults.Mix{}, properties.SearchOptions{Test: t, Checks: 100, Seed: 1})
+	require.NoError(t, err)
+	if cx := res.Counterexample; cx != nil {
+		t.Fatal(cx.Report())
+	}
+}
