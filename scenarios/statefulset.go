@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/controllers/replicaset"
@@ -11,13 +13,17 @@ import (
 	"github.com/converge-sim/converge/properties"
 )
 
+// statefulSetWriter is the caller name of the StatefulSet controller in
+// the scenario.
+const statefulSetWriter = "statefulset"
+
 // StatefulSet is two StatefulSets on three nodes: web, ordered
 // (OrderedReady) with claims the retention policy keeps, updated by a
 // rolling update down to a partition; and db, Parallel, whose claims go
 // with a scale-down and with the set. A user rescales them, rolls out new
 // images and moves web's partition, a chaos actor deletes pods and a node
-// dies. It must converge under every healable fault, and never lose a
-// claim the retention policy keeps.
+// dies. It must converge under every healable fault, never lose a claim
+// the retention policy keeps, and create web's pods in order.
 func StatefulSet() properties.Scenario {
 	return statefulSetScenario("statefulset", statefulset.Options{Resync: resyncPeriod},
 		"StatefulSets (OrderedReady and Parallel) with volume claims, rescaled and rolled out with a partition; converges under every healable fault and keeps retained claims")
@@ -53,8 +59,10 @@ func statefulSetScenario(name string, opts statefulset.Options, doc string) prop
 			{Resource: replicaset.PodKind},
 			{Resource: statefulset.Kind, Path: "spec.replicas", Min: 0, Max: 4},
 		},
-		Monitors: func(c *model.Cluster) []properties.Invariant { return []properties.Invariant{retainedClaimsKept(c)} },
-		Expect:   []properties.Expectation{{Faults: Healable}},
+		Monitors: func(c *model.Cluster) []properties.Invariant {
+			return []properties.Invariant{retainedClaimsKept(c), createdInOrder(c, "web")}
+		},
+		Expect: []properties.Expectation{{Faults: Healable}},
 	}
 }
 
@@ -78,5 +86,43 @@ func retainedClaimsKept(c *model.Cluster) properties.Invariant {
 			}
 			return nil
 		},
+	}
+}
+
+// createdInOrder is the ordering invariant of an OrderedReady StatefulSet:
+// the controller creates the pod of ordinal i only while the pods of the
+// ordinals below are running and ready. It holds until an involuntary
+// disruption (a pod deleted by anyone but the StatefulSet controller, a
+// node dying) takes a lower pod away from under a reconcile that read it.
+func createdInOrder(c *model.Cluster, set string) properties.Invariant {
+	disrupted := false
+	var broken error
+	c.OnWrite(func(w model.Write) {
+		ref := w.Ref()
+		switch {
+		case broken != nil || disrupted:
+		case ref.Kind == replicaset.PodKind && w.New == nil && w.Caller != statefulSetWriter:
+			disrupted = true
+		case ref.Kind == "Node" && w.Old != nil && w.New != nil && w.Old.Status.Bool("ready") && !w.New.Status.Bool("ready"):
+			disrupted = true
+		case ref.Kind == replicaset.PodKind && w.Old == nil && w.Caller == statefulSetWriter:
+			rest, ok := strings.CutPrefix(ref.Name, set+"-")
+			n, err := strconv.Atoi(rest)
+			if !ok || err != nil {
+				return // another set's pod
+			}
+			s := c.State()
+			for i := range n {
+				name := statefulset.PodName(set, i)
+				if p := s.Get(replicaset.PodKind, ref.Namespace, name); p == nil || !statefulset.RunningAndReady(p) {
+					broken = fmt.Errorf("created %s while %s is not running and ready", ref, name)
+					return
+				}
+			}
+		}
+	})
+	return properties.Invariant{
+		Name:  "OrderedReady pods are created in order",
+		Check: func(model.State) error { return broken },
 	}
 }

@@ -14,6 +14,12 @@ type Options struct {
 	Name string
 	// Resync is the informer resync period; zero turns resync off.
 	Resync model.Time
+	// NoExpectations turns off the controller's expectations: it then
+	// acts on a pod cache that has not caught up with its own creates and
+	// deletes, and may, under OrderedReady, create a pod while a lower one
+	// it has just deleted still looks ready in its cache. It is for tests
+	// that show a scenario catches that.
+	NoExpectations bool
 	// DeleteClaimsOnScaleDown makes the controller delete the claims of a
 	// pod it scales away itself, whatever the retention policy says. It is
 	// a deliberate bug, for tests that show a scenario catches it.
@@ -35,7 +41,7 @@ func Controller(opts Options) model.Controller {
 		Watches:      []model.Watch{{Kind: PVCKind, Map: claimToSets}},
 		ResyncPeriod: opts.Resync,
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return &reconciler{c: c, opts: opts}
+			return &reconciler{c: c, opts: opts, expect: map[string]*expectation{}}
 		},
 		Goal: Complete,
 	}
@@ -54,9 +60,71 @@ func claimToSets(c model.Client, claim *model.Object) []model.Request {
 	return out
 }
 
+// reconciler keeps, per StatefulSet, the expectation of its last writes
+// to pods: until its pod cache has caught up with them it does not act, so
+// that it never orders pods on a view that misses its own creates and
+// deletes (a deleted pod that still looks ready, say). Kubernetes'
+// ReplicaSet controller keeps such expectations; here the StatefulSet
+// controller does too. A restart loses them, and relists.
 type reconciler struct {
-	c    model.Client
-	opts Options
+	c      model.Client
+	opts   Options
+	expect map[string]*expectation
+}
+
+// expectationsPoll is how long, in ticks, a reconcile waits for its pod
+// cache to catch up with its own writes before it looks again.
+const expectationsPoll = 5
+
+// expectation is what the pod cache must have applied: every create up to
+// resourceVersion rv, and the deletes of the pods by UID.
+type expectation struct {
+	rv      uint64
+	deletes []deleted
+}
+
+// deleted is a pod the controller deleted: its name and UID.
+type deleted struct {
+	ref model.Ref
+	uid model.UID
+}
+
+// satisfied reports whether the pod cache has caught up with the
+// expectation of key, and forgets it if so.
+func (r *reconciler) satisfied(key string) (bool, error) {
+	exp := r.expect[key]
+	if exp == nil {
+		return true, nil
+	}
+	synced, err := r.c.LastSyncResourceVersion(replicaset.PodKind)
+	if err != nil || synced < exp.rv {
+		return false, err
+	}
+	for _, gone := range exp.deletes {
+		if p, err := r.c.Peek(gone.ref.Kind, gone.ref.Namespace, gone.ref.Name); err == nil && p.UID == gone.uid {
+			return false, nil
+		}
+	}
+	delete(r.expect, key)
+	return true, nil
+}
+
+// wrote records a create (created) or a delete (gone) of a pod of key.
+func (r *reconciler) wrote(key string, created, gone *model.Object) {
+	if r.opts.NoExpectations {
+		return
+	}
+	exp := r.expect[key]
+	if exp == nil {
+		exp = &expectation{}
+		r.expect[key] = exp
+	}
+	if created != nil {
+		exp.rv = max(exp.rv, created.ResourceVersion)
+	}
+	if gone != nil {
+		exp.deletes = append(exp.deletes, deleted{gone.Ref(), gone.UID})
+	}
 }
 
 // view is what one reconcile read: the set, its spec, its live pods by
@@ -76,6 +144,7 @@ type view struct {
 func (r *reconciler) Reconcile(req model.Request) (model.Result, error) {
 	set, err := r.c.Get(Kind, req.Namespace, req.Name)
 	if model.IsNotFound(err) {
+		delete(r.expect, req.Key())
 		return model.Result{}, nil // the garbage collector removes its pods
 	}
 	if err != nil {
@@ -87,6 +156,11 @@ func (r *reconciler) Reconcile(req model.Request) (model.Result, error) {
 	sp, err := parse(set)
 	if err != nil {
 		return model.Result{}, nil // the goal reports it; no retry mends a spec
+	}
+	// The cache may lag behind events that are not the set's (a delay, a
+	// stale informer): poll until it has caught up.
+	if ok, err := r.satisfied(req.Key()); !ok || err != nil {
+		return model.Result{RequeueAfter: expectationsPoll}, err
 	}
 	v, err := r.read(set, sp)
 	if err != nil {
@@ -202,7 +276,7 @@ func (r *reconciler) manage(v *view) error {
 		if err := r.fixClaims(v, pod, v.ordinals[pod]); err != nil {
 			return err
 		}
-		if err := r.delete(pod); err != nil {
+		if err := r.delete(v.set, pod); err != nil {
 			return err
 		}
 		if r.opts.DeleteClaimsOnScaleDown {
@@ -223,7 +297,7 @@ func (r *reconciler) manage(v *view) error {
 			return nil // created by this reconcile: not ready yet
 		}
 		if pod.Labels[RevisionLabel] != v.update && !pod.Deleting() {
-			return r.delete(pod)
+			return r.delete(v.set, pod)
 		}
 		if !RunningAndReady(pod) {
 			return nil
@@ -278,6 +352,9 @@ func (r *reconciler) create(v *view, i int) (*model.Object, error) {
 	if err := r.c.Create(pod); err != nil && !model.IsAlreadyExists(err) {
 		return nil, err
 	}
+	if pod.UID != "" {
+		r.wrote(v.set.Key(), pod, nil)
+	}
 	return pod, nil
 }
 
@@ -327,13 +404,15 @@ func (r *reconciler) fixClaims(v *view, pod *model.Object, i int) error {
 	return nil
 }
 
-// delete deletes a pod as read, with its UID as precondition.
-func (r *reconciler) delete(pod *model.Object) error {
+// delete deletes a pod of set as read, with its UID as precondition, and
+// expects its cache to drop it.
+func (r *reconciler) delete(set, pod *model.Object) error {
 	err := r.c.Delete(pod.Ref(), model.DeleteOptions{UID: pod.UID})
-	if model.IsNotFound(err) {
-		return nil
+	if err != nil && !model.IsNotFound(err) {
+		return err
 	}
-	return err
+	r.wrote(set.Key(), nil, pod)
+	return nil
 }
 
 // deleteClaims deletes the claims of ordinal i: the deliberate bug of

@@ -23,9 +23,14 @@ type world struct {
 
 func newWorld(t *testing.T, kubelet bool, objs ...*model.Object) *world {
 	t.Helper()
+	return newWorldWith(t, statefulset.Options{}, kubelet, objs...)
+}
+
+func newWorldWith(t *testing.T, opts statefulset.Options, kubelet bool, objs ...*model.Object) *world {
+	t.Helper()
 	c := model.NewCluster(model.Config{})
 	w := &world{t: t, c: c}
-	require.NoError(t, c.AddController(statefulset.Controller(statefulset.Options{})))
+	require.NoError(t, c.AddController(statefulset.Controller(opts)))
 	if kubelet {
 		require.NoError(t, c.AddController(node.Scheduler()))
 		require.NoError(t, c.AddController(node.Kubelet("node-1")))
@@ -66,6 +71,30 @@ func (w *world) settle() {
 		}
 	}
 	w.t.Fatal("the cluster did not settle in 10000 steps")
+}
+
+// runUntil runs the cluster, timers included, until virtual time until.
+func (w *world) runUntil(until model.Time) {
+	w.t.Helper()
+	var buf []model.Action
+	for range 100000 {
+		buf = w.c.Enabled(buf[:0])
+		var next *model.Action
+		for i, a := range buf {
+			if a.Kind != model.ActTimer {
+				next = &buf[i]
+				break
+			}
+		}
+		if next == nil {
+			if t := w.c.NextTimer(); t == nil || t.At > until {
+				return
+			}
+			next = &model.Action{Kind: model.ActTimer}
+		}
+		w.c.Do(*next)
+	}
+	w.t.Fatal("the cluster did not reach its deadline in 100000 steps")
 }
 
 func (w *world) set(name string) *model.Object {
@@ -330,4 +359,30 @@ func TestABadSpecIsReported(t *testing.T) {
 	unmet := statefulset.Complete(w.c.State())
 	require.Len(t, unmet, 1)
 	assert.Contains(t, unmet[0].Message, "volume claim template 0 without metadata.name")
+}
+
+// TestOrderedReadyWaitsForItsCacheToSeeItsOwnDeletes: the StatefulSet
+// controller scales web down to 2, and the Deleted event of web-2 is held
+// back from it; web is then scaled up to 4. Its cache still shows web-2
+// ready, but it waits for the cache to drop the pod it deleted before it
+// acts, and so creates web-2 before web-3. Without expectations it
+// creates web-3 at once, while web-2 is gone.
+func TestOrderedReadyWaitsForItsCacheToSeeItsOwnDeletes(t *testing.T) {
+	for _, expectations := range []bool{true, false} {
+		w := newWorldWith(t, statefulset.Options{NoExpectations: !expectations}, true, statefulset.New("default", "web", 3, "app:v1"))
+		require.NoError(t, w.c.Faults().ArmDelay("statefulset", replicaset.PodKind, 10))
+		w.edit("spec.replicas", int64(2))
+		require.Equal(t, []string{"web-2"}, w.deletes)
+		w.creates = nil
+		w.edit("spec.replicas", int64(4))
+		if !expectations {
+			assert.Equal(t, []string{"web-3"}, w.creates, "without expectations, web-3 comes while web-2 is gone")
+			assert.Nil(t, w.pod("web-2"))
+			continue
+		}
+		assert.Empty(t, w.creates, "it waits for its cache")
+		w.runUntil(w.c.Now() + 40)
+		assert.Equal(t, []string{"web-2", "web-3"}, w.creates)
+		w.assertComplete()
+	}
 }
