@@ -29,7 +29,9 @@ type Options struct {
 // Controller returns the StatefulSet controller: each reconcile reads the
 // StatefulSet, its pods and its claims from the cache, makes at most the
 // next step of its ordered plan (one create or delete under OrderedReady,
-// all of them under Parallel), and writes status from what it read.
+// all of them under Parallel), and writes status from what it read. It
+// does not act until its pod cache has caught up with its own last creates
+// and deletes (its expectations), polling every few ticks meanwhile.
 func Controller(opts Options) model.Controller {
 	if opts.Name == "" {
 		opts.Name = "statefulset"
@@ -180,7 +182,8 @@ func (r *reconciler) Reconcile(req model.Request) (model.Result, error) {
 	return model.Result{}, manageErr
 }
 
-// pods returns the live pods of the view, in ordinal order.
+// pods returns the pods of the view, those being deleted included, in
+// ordinal order.
 func (v *view) pods() []*model.Object {
 	var out []*model.Object
 	for _, p := range v.replicas {
@@ -262,7 +265,7 @@ func (r *reconciler) manage(v *view) error {
 			return nil
 		}
 	}
-	firstUnhealthy := r.firstUnhealthy(v)
+	firstUnhealthy := v.firstUnhealthy()
 	for _, pod := range v.condemned {
 		if pod.Deleting() {
 			if monotonic {
@@ -310,7 +313,7 @@ func (r *reconciler) manage(v *view) error {
 // running and ready, else the highest condemned one, as Kubernetes picks
 // the one pod a monotonic scale-down may delete while another is
 // unhealthy.
-func (r *reconciler) firstUnhealthy(v *view) *model.Object {
+func (v *view) firstUnhealthy() *model.Object {
 	for _, p := range v.replicas {
 		if p != nil && !RunningAndReady(p) {
 			return p
@@ -343,7 +346,7 @@ func (r *reconciler) create(v *view, i int) (*model.Object, error) {
 	}
 	revision, like := v.update, (*model.Object)(nil)
 	if !v.sp.onDelete && i < v.sp.partition && v.current != v.update {
-		like = r.podOf(v, v.current)
+		like = v.podOf(v.current)
 		if like != nil {
 			revision = v.current
 		}
@@ -359,7 +362,7 @@ func (r *reconciler) create(v *view, i int) (*model.Object, error) {
 }
 
 // podOf returns the lowest-ordinal live pod of the revision, or nil.
-func (r *reconciler) podOf(v *view, revision string) *model.Object {
+func (v *view) podOf(revision string) *model.Object {
 	for _, p := range append(slices.Clone(v.replicas), v.condemned...) {
 		if p != nil && p.UID != "" && !p.Deleting() && p.Labels[RevisionLabel] == revision {
 			return p

@@ -46,7 +46,7 @@ func expectedStatus(set *model.Object, pods []*model.Object) model.Fields {
 }
 
 // Pods returns, from the server's state, the pods set controls that are
-// named by an ordinal, in ordinal order of the name (as listed).
+// named by an ordinal, in name order.
 func Pods(s model.State, set *model.Object) []*model.Object {
 	var out []*model.Object
 	for _, p := range s.List(replicaset.PodKind, model.ListOptions{Namespace: set.Namespace, Owner: set.UID}) {
