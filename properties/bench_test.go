@@ -35,6 +35,32 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
 }
 
+// BenchmarkScenarioSteps runs the deployment and statefulset scenarios
+// as BenchmarkSimulatorSteps runs replicaset-level, under every healable
+// fault, and reports steps per second for each, so that the cost of a
+// StatefulSet run can be read beside a Deployment's.
+func BenchmarkScenarioSteps(b *testing.B) {
+	for _, sc := range []properties.Scenario{scenarios.Deployment(), scenarios.StatefulSet()} {
+		b.Run(sc.Name, func(b *testing.B) {
+			plan, err := properties.PlanFor(sc, scenarios.Healable)
+			if err != nil {
+				b.Fatal(err)
+			}
+			steps := 0
+			for i := 0; b.Loop(); i++ {
+				r := rand.New(rand.NewPCG(uint64(i), 1))
+				out, err := properties.Execute(sc, randomSchedule(i, plan, scenarios.Healable), prng{r}, properties.RunOptions{DiscardTrace: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += out.Cluster.Steps()
+			}
+			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+			b.ReportMetric(float64(steps)/float64(b.N), "steps/run")
+		})
+	}
+}
+
 // BenchmarkFindAndShrinkEdge searches the edge-triggered scenario under
 // drop from 20 different seeds; each search stops at its first failure and
 // shrinks it. It reports the median wall time and runs of a search.

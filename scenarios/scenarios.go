@@ -16,7 +16,7 @@ func All() []properties.Scenario {
 	return []properties.Scenario{
 		ReplicaSetLevel(), ReplicaSetNoResync(), ReplicaSetEdge(),
 		ReplicaSetStale(), ReplicaSetExpectations(),
-		Deployment(), HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
+		Deployment(), StatefulSet(), HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
 	}
 }
 

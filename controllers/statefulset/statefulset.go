@@ -1,0 +1,337 @@
+// Package statefulset holds a level-triggered StatefulSet controller, after
+// Kubernetes' own: a StatefulSet runs ordinal pods named <set>-<i>, each
+// with PersistentVolumeClaims <template>-<set>-<i> made from its
+// volumeClaimTemplates, created in order and deleted in reverse order, and
+// updated by ordinal from the highest down to a partition.
+//
+// A StatefulSet's spec holds, as flat model.Fields paths:
+//
+//   - "replicas" and a label selector, read by model.SpecSelector;
+//   - "template.image" and "template.labels.<key>", the pod template, as
+//     the ReplicaSet and Deployment controllers have it;
+//   - "podManagementPolicy": "OrderedReady" (the default) or "Parallel";
+//   - "updateStrategy.type": "RollingUpdate" (the default) or "OnDelete",
+//     and "updateStrategy.rollingUpdate.partition";
+//   - "volumeClaimTemplates[<n>].metadata.name" and
+//     "volumeClaimTemplates[<n>].spec.<path>", copied into each claim's spec;
+//   - "persistentVolumeClaimRetentionPolicy.whenScaled" and
+//     ".whenDeleted": "Retain" (the default) or "Delete".
+//
+// Its status holds "replicas", "readyReplicas", "currentReplicas",
+// "updatedReplicas", "currentRevision", "updateRevision" and
+// "observedGeneration". A revision is named <set>-<hash of the template>;
+// each pod carries the revision it was made from in its
+// controller-revision-hash label.
+package statefulset
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/converge-sim/converge/controllers/replicaset"
+	"github.com/converge-sim/converge/model"
+)
+
+// Kinds the controller reads and writes.
+const (
+	Kind    = "StatefulSet"
+	PVCKind = "PersistentVolumeClaim"
+)
+
+// Labels the controller puts on its pods.
+const (
+	// RevisionLabel names the revision a pod was made from.
+	RevisionLabel = "controller-revision-hash"
+	// PodNameLabel carries a pod's own name, its stable identity.
+	PodNameLabel = "statefulset.kubernetes.io/pod-name"
+)
+
+// Values of the policies in a StatefulSet's spec.
+const (
+	OrderedReady  = "OrderedReady"
+	Parallel      = "Parallel"
+	RollingUpdate = "RollingUpdate"
+	OnDelete      = "OnDelete"
+	Retain        = "Retain"
+	Delete        = "Delete"
+)
+
+// New returns a StatefulSet of replicas pods of image, selecting app=name,
+// with one volume claim template per name in claims. Callers set the
+// policies in its spec.
+func New(namespace, name string, replicas int64, image string, claims ...string) *model.Object {
+	spec := model.Fields{"replicas": replicas, "selector.app": name, "template.image": image, "template.labels.app": name}
+	for i, c := range claims {
+		spec[fmt.Sprintf("volumeClaimTemplates[%d].metadata.name", i)] = c
+		spec[fmt.Sprintf("volumeClaimTemplates[%d].spec.resources.requests.storage", i)] = "1Gi"
+	}
+	return &model.Object{Kind: Kind, Namespace: namespace, Name: name, Spec: spec}
+}
+
+// claimTemplate is one of volumeClaimTemplates: its name and its spec.
+type claimTemplate struct {
+	name string
+	spec model.Fields
+}
+
+// setSpec is a StatefulSet's spec, read and checked.
+type setSpec struct {
+	replicas       int
+	selector       model.Selector
+	parallel       bool
+	onDelete       bool
+	partition      int
+	claims         []claimTemplate
+	deleteOnScale  bool
+	deleteOnDelete bool
+}
+
+// parse reads a StatefulSet's spec, with a clear error for what Kubernetes'
+// validation would refuse.
+func parse(set *model.Object) (setSpec, error) {
+	var sp setSpec
+	var ok bool
+	if sp.selector, ok = model.SpecSelector(set); !ok {
+		return sp, fmt.Errorf("has no selector")
+	}
+	if r := set.Spec.Int("replicas"); r >= 0 {
+		sp.replicas = int(r)
+	} else {
+		return sp, fmt.Errorf("has negative replicas %d", r)
+	}
+	switch p := set.Spec.Str("podManagementPolicy"); p {
+	case "", OrderedReady:
+	case Parallel:
+		sp.parallel = true
+	default:
+		return sp, fmt.Errorf("has an unknown podManagementPolicy %q", p)
+	}
+	switch t := set.Spec.Str("updateStrategy.type"); t {
+	case "", RollingUpdate:
+	case OnDelete:
+		sp.onDelete = true
+	default:
+		return sp, fmt.Errorf("has an unknown updateStrategy.type %q", t)
+	}
+	if p := set.Spec.Int("updateStrategy.rollingUpdate.partition"); p >= 0 {
+		sp.partition = int(p)
+	} else {
+		return sp, fmt.Errorf("has a negative partition %d", p)
+	}
+	var err error
+	if sp.deleteOnScale, err = retention(set, "whenScaled"); err != nil {
+		return sp, err
+	}
+	if sp.deleteOnDelete, err = retention(set, "whenDeleted"); err != nil {
+		return sp, err
+	}
+	sp.claims, err = claimTemplates(set)
+	return sp, err
+}
+
+// retention reads one field of the retention policy: true for Delete.
+func retention(set *model.Object, when string) (bool, error) {
+	switch v := set.Spec.Str("persistentVolumeClaimRetentionPolicy." + when); v {
+	case "", Retain:
+		return false, nil
+	case Delete:
+		return true, nil
+	default:
+		return false, fmt.Errorf("has an unknown persistentVolumeClaimRetentionPolicy.%s %q", when, v)
+	}
+}
+
+// claimTemplates reads volumeClaimTemplates[<n>] in index order.
+func claimTemplates(set *model.Object) ([]claimTemplate, error) {
+	const prefix = "volumeClaimTemplates["
+	byIndex := map[int]*claimTemplate{}
+	for path, v := range set.Spec {
+		rest, ok := strings.CutPrefix(path, prefix)
+		if !ok {
+			continue
+		}
+		idx, field, ok := strings.Cut(rest, "].")
+		n, err := strconv.Atoi(idx)
+		if !ok || err != nil || n < 0 {
+			return nil, fmt.Errorf("has a malformed volume claim template path %q", path)
+		}
+		t := byIndex[n]
+		if t == nil {
+			t = &claimTemplate{spec: model.Fields{}}
+			byIndex[n] = t
+		}
+		switch {
+		case field == "metadata.name":
+			if t.name, ok = v.(string); !ok || t.name == "" {
+				return nil, fmt.Errorf("has volume claim template %d with a bad name %v", n, model.FormatValue(v))
+			}
+		case strings.HasPrefix(field, "spec."):
+			t.spec[strings.TrimPrefix(field, "spec.")] = v
+		}
+	}
+	idxs := make([]int, 0, len(byIndex))
+	for n := range byIndex {
+		idxs = append(idxs, n)
+	}
+	slices.Sort(idxs)
+	out := make([]claimTemplate, 0, len(idxs))
+	seen := map[string]bool{}
+	for _, n := range idxs {
+		t := byIndex[n]
+		if t.name == "" {
+			return nil, fmt.Errorf("has volume claim template %d without metadata.name", n)
+		}
+		if seen[t.name] {
+			return nil, fmt.Errorf("has two volume claim templates named %q", t.name)
+		}
+		seen[t.name] = true
+		out = append(out, *t)
+	}
+	return out, nil
+}
+
+// Revision names a StatefulSet's pod template: <set>-<hash>, the hash
+// covering every "template." field in path order, so the same template
+// always gets the same name.
+func Revision(set *model.Object) string {
+	h := fnv.New32a()
+	for _, p := range set.Spec.Paths() {
+		if strings.HasPrefix(p, "template.") {
+			_, _ = h.Write([]byte(p + "=" + model.FormatValue(set.Spec[p]) + "\n"))
+		}
+	}
+	return set.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 36)
+}
+
+// PodName is the name of a StatefulSet's pod of ordinal i.
+func PodName(set string, i int) string { return set + "-" + strconv.Itoa(i) }
+
+// ClaimName is the name of the claim from template for the pod of ordinal
+// i: <template>-<set>-<i>, as Kubernetes names it.
+func ClaimName(template, set string, i int) string { return template + "-" + PodName(set, i) }
+
+// ordinal returns the ordinal of a pod of set, from its name.
+func ordinal(set, pod string) (int, bool) {
+	rest, ok := strings.CutPrefix(pod, set+"-")
+	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest)
+	return i, err == nil && i >= 0
+}
+
+// RunningAndReady reports whether a pod is live, running and ready, as its
+// kubelet reports it (controllers/node).
+func RunningAndReady(p *model.Object) bool {
+	return replicaset.Ready(p) && p.Status.Str("phase") == "Running"
+}
+
+// newPod returns the pod of ordinal i for set, made from the update
+// revision, or copied from like, a pod of another revision.
+func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.Object) *model.Object {
+	name := PodName(set.Name, i)
+	labels := map[string]string{}
+	image := set.Spec.Str("template.image")
+	if like != nil {
+		for k, v := range like.Labels {
+			labels[k] = v
+		}
+		image = like.Spec.Str("image")
+	} else {
+		for _, p := range set.Spec.Paths() {
+			if k, ok := strings.CutPrefix(p, "template.labels."); ok {
+				if v, isStr := set.Spec[p].(string); isStr {
+					labels[k] = v
+				}
+			}
+		}
+	}
+	if image == "" {
+		image = replicaset.DefaultImage
+	}
+	for k, v := range sp.selector {
+		labels[k] = v
+	}
+	labels[RevisionLabel] = revision
+	labels[PodNameLabel] = name
+	spec := model.Fields{"image": image, "hostname": name}
+	for j, t := range sp.claims {
+		spec[fmt.Sprintf("volumes[%d].name", j)] = t.name
+		spec[fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", j)] = ClaimName(t.name, set.Name, i)
+	}
+	return &model.Object{
+		Kind: replicaset.PodKind, Namespace: set.Namespace, Name: name, Labels: labels,
+		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(set)},
+		Spec:            spec,
+	}
+}
+
+// newClaim returns the claim from template t for the pod of ordinal i,
+// labelled with the set's selector.
+func newClaim(set *model.Object, sp setSpec, t claimTemplate, i int) *model.Object {
+	labels := map[string]string{}
+	for k, v := range sp.selector {
+		labels[k] = v
+	}
+	spec := model.Fields{}
+	for k, v := range t.spec {
+		spec[k] = v
+	}
+	return &model.Object{
+		Kind: PVCKind, Namespace: set.Namespace, Name: ClaimName(t.name, set.Name, i),
+		Labels: labels, Spec: spec,
+	}
+}
+
+// ref is a plain (not controlling) owner reference to o, as the
+// StatefulSet controller puts on the claims it hands to the garbage
+// collector.
+func ref(o *model.Object) model.OwnerReference {
+	return model.OwnerReference{Kind: o.Kind, Name: o.Name, UID: o.UID}
+}
+
+// wantedOwners returns the owner references a claim of pod (of ordinal i)
+// must have under the retention policy, as Kubernetes sets them: the set
+// when whenDeleted is Delete, unless the pod is scaled away and whenScaled
+// is Delete, when the pod owns it instead.
+func wantedOwners(set, pod *model.Object, sp setSpec, i int) (bySet, byPod bool) {
+	scaledDown := i >= sp.replicas
+	if sp.deleteOnScale && scaledDown {
+		return false, pod != nil
+	}
+	return sp.deleteOnDelete, false
+}
+
+// withOwners returns claim's owner references with the set's and the
+// pod's references present or absent as wanted, and whether they changed.
+// References to anything else are kept.
+func withOwners(claim, set, pod *model.Object, bySet, byPod bool) ([]model.OwnerReference, bool) {
+	var out []model.OwnerReference
+	hasSet, hasPod := false, false
+	for _, r := range claim.OwnerReferences {
+		switch {
+		case r.UID == set.UID:
+			hasSet = true
+			if bySet {
+				out = append(out, r)
+			}
+		case pod != nil && r.Kind == replicaset.PodKind && r.Name == pod.Name:
+			if byPod && r.UID == pod.UID {
+				hasPod = true
+				out = append(out, r)
+			}
+		default:
+			out = append(out, r)
+		}
+	}
+	if bySet && !hasSet {
+		out = append(out, ref(set))
+	}
+	if byPod && !hasPod {
+		out = append(out, ref(pod))
+	}
+	return out, !slices.Equal(out, claim.OwnerReferences)
+}

@@ -1,0 +1,388 @@
+package statefulset_test
+
+import (
+	"testing"
+
+	"github.com/converge-sim/converge/controllers/node"
+	"github.com/converge-sim/converge/controllers/replicaset"
+	"github.com/converge-sim/converge/controllers/statefulset"
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// world is a cluster running the StatefulSet controller and, with kubelet,
+// a scheduler and the kubelet of one node that runs every pod; without
+// it, pods are made ready by hand.
+type world struct {
+	t       *testing.T
+	c       *model.Cluster
+	creates []string // pods created, in order
+	deletes []string // pods deleted, in order
+}
+
+func newWorld(t *testing.T, kubelet bool, objs ...*model.Object) *world {
+	t.Helper()
+	return newWorldWith(t, statefulset.Options{}, kubelet, objs...)
+}
+
+func newWorldWith(t *testing.T, opts statefulset.Options, kubelet bool, objs ...*model.Object) *world {
+	t.Helper()
+	c := model.NewCluster(model.Config{})
+	w := &world{t: t, c: c}
+	require.NoError(t, c.AddController(statefulset.Controller(opts)))
+	if kubelet {
+		require.NoError(t, c.AddController(node.Scheduler()))
+		require.NoError(t, c.AddController(node.Kubelet("node-1")))
+		objs = append(objs, node.New("node-1"))
+	}
+	c.OnWrite(func(wr model.Write) {
+		if wr.Ref().Kind != replicaset.PodKind {
+			return
+		}
+		switch {
+		case wr.Old == nil:
+			w.creates = append(w.creates, wr.New.Name)
+		case wr.New == nil || (wr.New.Deleting() && !wr.Old.Deleting()):
+			w.deletes = append(w.deletes, wr.Old.Name)
+		}
+	})
+	require.NoError(t, c.Apply(objs...))
+	require.NoError(t, c.Start())
+	w.settle()
+	return w
+}
+
+// settle runs every owed action, never firing a timer (no resync, no
+// backoff), until nothing is owed.
+func (w *world) settle() {
+	w.t.Helper()
+	var buf []model.Action
+	for range 10000 {
+		if !w.c.Busy() {
+			return
+		}
+		buf = w.c.Enabled(buf[:0])
+		for _, a := range buf {
+			if a.Kind != model.ActTimer {
+				w.c.Do(a)
+				break
+			}
+		}
+	}
+	w.t.Fatal("the cluster did not settle in 10000 steps")
+}
+
+// runUntil runs the cluster, timers included, until virtual time until.
+func (w *world) runUntil(until model.Time) {
+	w.t.Helper()
+	var buf []model.Action
+	for range 100000 {
+		buf = w.c.Enabled(buf[:0])
+		var next *model.Action
+		for i, a := range buf {
+			if a.Kind != model.ActTimer {
+				next = &buf[i]
+				break
+			}
+		}
+		if next == nil {
+			if t := w.c.NextTimer(); t == nil || t.At > until {
+				return
+			}
+			next = &model.Action{Kind: model.ActTimer}
+		}
+		w.c.Do(*next)
+	}
+	w.t.Fatal("the cluster did not reach its deadline in 100000 steps")
+}
+
+func (w *world) set(name string) *model.Object {
+	return w.c.Server().Peek(model.Ref{Kind: statefulset.Kind, Namespace: "default", Name: name})
+}
+
+func (w *world) pod(name string) *model.Object {
+	return w.c.Server().Peek(model.Ref{Kind: replicaset.PodKind, Namespace: "default", Name: name})
+}
+
+func (w *world) claim(name string) *model.Object {
+	return w.c.Server().Peek(model.Ref{Kind: statefulset.PVCKind, Namespace: "default", Name: name})
+}
+
+// edit sets a spec field of the StatefulSet web as a user, and settles.
+func (w *world) edit(path string, v any) {
+	w.t.Helper()
+	require.NoError(w.t, w.c.Outside("user").Set(w.set("web").DeepCopy(), path, v))
+	w.settle()
+}
+
+// ready marks a pod running and ready, as its kubelet would, and settles.
+func (w *world) ready(name string) {
+	w.t.Helper()
+	p := w.pod(name).DeepCopy()
+	p.Status = model.Fields{"phase": "Running", "ready": true}
+	require.NoError(w.t, w.c.Outside("kubelet").UpdateStatus(p))
+	w.settle()
+}
+
+func (w *world) delete(kind, name string) {
+	w.t.Helper()
+	require.NoError(w.t, w.c.Outside("user").Delete(model.Ref{Kind: kind, Namespace: "default", Name: name}, model.DeleteOptions{}))
+	w.settle()
+}
+
+func (w *world) podNames() []string {
+	var out []string
+	for _, p := range w.c.State().List(replicaset.PodKind, model.ListOptions{}) {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (w *world) claimNames() []string {
+	var out []string
+	for _, p := range w.c.State().List(statefulset.PVCKind, model.ListOptions{}) {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (w *world) assertComplete() {
+	w.t.Helper()
+	assert.Empty(w.t, statefulset.Complete(w.c.State()))
+}
+
+func TestOrderedReadyCreatesInOrderAndDeletesInReverse(t *testing.T) {
+	w := newWorld(t, true, statefulset.New("default", "web", 3, "app:v1", "data"))
+	assert.Equal(t, []string{"web-0", "web-1", "web-2"}, w.creates)
+	assert.Equal(t, []string{"web-0", "web-1", "web-2"}, w.podNames())
+	assert.Equal(t, []string{"data-web-0", "data-web-1", "data-web-2"}, w.claimNames())
+	assert.Equal(t, "data-web-1", w.pod("web-1").Spec.Str("volumes[0].persistentVolumeClaim.claimName"))
+	w.assertComplete()
+
+	w.edit("spec.replicas", int64(0))
+	assert.Equal(t, []string{"web-2", "web-1", "web-0"}, w.deletes)
+	assert.Empty(t, w.podNames())
+	assert.Equal(t, []string{"data-web-0", "data-web-1", "data-web-2"}, w.claimNames(), "Retain keeps the claims")
+	w.assertComplete()
+}
+
+func TestOrderedReadyWaitsForEachPodToBeReady(t *testing.T) {
+	w := newWorld(t, false, statefulset.New("default", "web", 3, "app:v1", "data"))
+	assert.Equal(t, []string{"web-0"}, w.podNames(), "web-1 waits for web-0")
+	assert.Equal(t, []string{"data-web-0"}, w.claimNames(), "a pod's claims come just before it")
+	w.ready("web-0")
+	assert.Equal(t, []string{"web-0", "web-1"}, w.podNames())
+	w.ready("web-1")
+	w.ready("web-2")
+	w.assertComplete()
+
+	w.edit("spec.replicas", int64(1))
+	assert.Equal(t, []string{"web-2", "web-1"}, w.deletes)
+	assert.Equal(t, []string{"web-0"}, w.podNames())
+}
+
+// TestOrderedReadyScaleDownWaitsForAnUnreadyPod: a scale-down under
+// OrderedReady deletes no ready pod while a lower one is not ready, but
+// may delete the unready one itself.
+func TestOrderedReadyScaleDownWaitsForAnUnreadyPod(t *testing.T) {
+	w := newWorld(t, false, statefulset.New("default", "web", 3, "app:v1"))
+	w.ready("web-0")
+	w.ready("web-1")
+	w.ready("web-2")
+	p := w.pod("web-1").DeepCopy()
+	p.Status = model.Fields{"phase": "Running", "ready": false}
+	require.NoError(t, w.c.Outside("kubelet").UpdateStatus(p))
+	w.settle()
+	w.edit("spec.replicas", int64(1))
+	assert.Empty(t, w.deletes, "web-2 is ready and web-1 is not: nothing goes")
+	w.edit("spec.replicas", int64(2))
+	w.edit("spec.replicas", int64(1))
+	assert.Empty(t, w.deletes)
+	w.ready("web-1")
+	assert.Equal(t, []string{"web-2", "web-1"}, w.deletes)
+}
+
+func TestParallelCreatesAndDeletesAllAtOnce(t *testing.T) {
+	set := statefulset.New("default", "web", 3, "app:v1", "data")
+	set.Spec["podManagementPolicy"] = statefulset.Parallel
+	w := newWorld(t, false, set)
+	assert.Equal(t, []string{"web-0", "web-1", "web-2"}, w.podNames(), "no pod waits for another")
+	assert.Equal(t, []string{"data-web-0", "data-web-1", "data-web-2"}, w.claimNames())
+	assert.Equal(t, int64(3), w.set("web").Status.Int("replicas"))
+	assert.Equal(t, int64(0), w.set("web").Status.Int("readyReplicas"))
+	w.edit("spec.replicas", int64(0))
+	assert.Empty(t, w.podNames(), "unready pods are deleted all at once")
+	assert.ElementsMatch(t, []string{"web-0", "web-1", "web-2"}, w.deletes)
+	w.assertComplete()
+}
+
+func TestClaimRetentionPolicy(t *testing.T) {
+	all := []string{"data-web-0", "data-web-1", "data-web-2"}
+	for _, tc := range []struct {
+		whenScaled, whenDeleted string
+		afterScale, afterDelete []string
+	}{
+		{statefulset.Retain, statefulset.Retain, all, all},
+		{statefulset.Delete, statefulset.Retain, all[:1], all[:1]},
+		{statefulset.Retain, statefulset.Delete, all, nil},
+		{statefulset.Delete, statefulset.Delete, all[:1], nil},
+	} {
+		t.Run(tc.whenScaled+"/"+tc.whenDeleted, func(t *testing.T) {
+			set := statefulset.New("default", "web", 3, "app:v1", "data")
+			set.Spec["persistentVolumeClaimRetentionPolicy.whenScaled"] = tc.whenScaled
+			set.Spec["persistentVolumeClaimRetentionPolicy.whenDeleted"] = tc.whenDeleted
+			w := newWorld(t, true, set)
+			require.Equal(t, all, w.claimNames())
+			w.assertComplete()
+			w.edit("spec.replicas", int64(1))
+			assert.Equal(t, []string{"web-0"}, w.podNames())
+			assert.Equal(t, tc.afterScale, w.claimNames(), "after the scale-down")
+			w.assertComplete()
+			w.delete(statefulset.Kind, "web")
+			assert.Empty(t, w.podNames(), "the garbage collector removes the pods")
+			assert.Equal(t, tc.afterDelete, w.claimNames(), "after the StatefulSet's deletion")
+		})
+	}
+}
+
+func TestAScaleUpReusesRetainedClaims(t *testing.T) {
+	w := newWorld(t, true, statefulset.New("default", "web", 2, "app:v1", "data"))
+	uid := w.claim("data-web-1").UID
+	w.edit("spec.replicas", int64(1))
+	w.edit("spec.replicas", int64(2))
+	assert.Equal(t, uid, w.claim("data-web-1").UID, "web-1 gets its old claim back")
+	w.assertComplete()
+}
+
+func TestAMissingClaimIsMadeAgain(t *testing.T) {
+	w := newWorld(t, true, statefulset.New("default", "web", 2, "app:v1", "data"))
+	w.delete(statefulset.PVCKind, "data-web-1")
+	assert.NotNil(t, w.claim("data-web-1"))
+	w.assertComplete()
+}
+
+func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
+	set := statefulset.New("default", "web", 4, "app:v1")
+	set.Spec["updateStrategy.rollingUpdate.partition"] = int64(2)
+	w := newWorld(t, true, set)
+	v1 := statefulset.Revision(w.set("web"))
+	w.assertComplete()
+	assert.Equal(t, model.Fields{
+		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
+		"currentRevision": v1, "updateRevision": v1, "observedGeneration": int64(1),
+	}, w.set("web").Status)
+
+	w.edit("spec.template.image", "app:v2")
+	v2 := statefulset.Revision(w.set("web"))
+	require.NotEqual(t, v1, v2)
+	assert.Equal(t, []string{"web-3", "web-2"}, w.deletes, "highest ordinal first, down to the partition")
+	for name, rev := range map[string]string{"web-0": v1, "web-1": v1, "web-2": v2, "web-3": v2} {
+		assert.Equal(t, rev, w.pod(name).Labels[statefulset.RevisionLabel], name)
+	}
+	assert.Equal(t, "app:v2", w.pod("web-3").Spec.Str("image"))
+	assert.Equal(t, "app:v1", w.pod("web-1").Spec.Str("image"))
+	w.assertComplete()
+	assert.Equal(t, model.Fields{
+		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(2), "updatedReplicas": int64(2),
+		"currentRevision": v1, "updateRevision": v2, "observedGeneration": int64(2),
+	}, w.set("web").Status)
+
+	// A pod below the partition that is deleted comes back at the current
+	// revision.
+	w.delete(replicaset.PodKind, "web-0")
+	assert.Equal(t, v1, w.pod("web-0").Labels[statefulset.RevisionLabel])
+	assert.Equal(t, "app:v1", w.pod("web-0").Spec.Str("image"))
+
+	w.deletes = nil
+	w.edit("spec.updateStrategy.rollingUpdate.partition", int64(0))
+	assert.Equal(t, []string{"web-1", "web-0"}, w.deletes)
+	w.assertComplete()
+	assert.Equal(t, model.Fields{
+		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
+		"currentRevision": v2, "updateRevision": v2, "observedGeneration": int64(3),
+	}, w.set("web").Status)
+}
+
+func TestRollingUpdateWaitsForEachReplacement(t *testing.T) {
+	w := newWorld(t, false, statefulset.New("default", "web", 2, "app:v1"))
+	w.ready("web-0")
+	w.ready("web-1")
+	w.edit("spec.template.image", "app:v2")
+	assert.Equal(t, []string{"web-1"}, w.deletes)
+	assert.Equal(t, "app:v2", w.pod("web-1").Spec.Str("image"))
+	assert.Equal(t, "app:v1", w.pod("web-0").Spec.Str("image"), "web-0 waits for the new web-1 to be ready")
+	w.ready("web-1")
+	assert.Equal(t, []string{"web-1", "web-0"}, w.deletes)
+}
+
+func TestOnDeleteUpdatesOnlyDeletedPods(t *testing.T) {
+	set := statefulset.New("default", "web", 2, "app:v1")
+	set.Spec["updateStrategy.type"] = statefulset.OnDelete
+	w := newWorld(t, true, set)
+	w.edit("spec.template.image", "app:v2")
+	assert.Empty(t, w.deletes)
+	w.assertComplete()
+	w.delete(replicaset.PodKind, "web-1")
+	assert.Equal(t, "app:v2", w.pod("web-1").Spec.Str("image"))
+	assert.Equal(t, "app:v1", w.pod("web-0").Spec.Str("image"))
+	assert.Equal(t, int64(1), w.set("web").Status.Int("updatedReplicas"))
+	w.assertComplete()
+}
+
+func TestRevisionNamesTheTemplate(t *testing.T) {
+	a := statefulset.New("default", "web", 1, "app:v1")
+	b := statefulset.New("default", "web", 5, "app:v1", "data")
+	assert.Equal(t, statefulset.Revision(a), statefulset.Revision(b), "replicas and claims are not the template")
+	assert.Regexp(t, `^web-[0-9a-z]+$`, statefulset.Revision(a))
+	b.Spec["template.image"] = "app:v2"
+	assert.NotEqual(t, statefulset.Revision(a), statefulset.Revision(b))
+}
+
+func TestABadSpecIsReported(t *testing.T) {
+	for field, want := range map[string]string{
+		"podManagementPolicy":                             `unknown podManagementPolicy "Sometimes"`,
+		"updateStrategy.type":                             `unknown updateStrategy.type "Sometimes"`,
+		"persistentVolumeClaimRetentionPolicy.whenScaled": `unknown persistentVolumeClaimRetentionPolicy.whenScaled "Sometimes"`,
+	} {
+		set := statefulset.New("default", "web", 1, "app:v1")
+		set.Spec[field] = "Sometimes"
+		w := newWorld(t, true, set)
+		assert.Empty(t, w.podNames(), field)
+		unmet := statefulset.Complete(w.c.State())
+		require.Len(t, unmet, 1, field)
+		assert.Contains(t, unmet[0].Message, want)
+	}
+	set := statefulset.New("default", "web", 1, "app:v1")
+	set.Spec["volumeClaimTemplates[0].spec.storageClassName"] = "fast"
+	w := newWorld(t, true, set)
+	unmet := statefulset.Complete(w.c.State())
+	require.Len(t, unmet, 1)
+	assert.Contains(t, unmet[0].Message, "volume claim template 0 without metadata.name")
+}
+
+// TestOrderedReadyWaitsForItsCacheToSeeItsOwnDeletes: the StatefulSet
+// controller scales web down to 2, and the Deleted event of web-2 is held
+// back from it; web is then scaled up to 4. Its cache still shows web-2
+// ready, but it waits for the cache to drop the pod it deleted before it
+// acts, and so creates web-2 before web-3. Without expectations it
+// creates web-3 at once, while web-2 is gone.
+func TestOrderedReadyWaitsForItsCacheToSeeItsOwnDeletes(t *testing.T) {
+	for _, expectations := range []bool{true, false} {
+		w := newWorldWith(t, statefulset.Options{NoExpectations: !expectations}, true, statefulset.New("default", "web", 3, "app:v1"))
+		require.NoError(t, w.c.Faults().ArmDelay("statefulset", replicaset.PodKind, 10))
+		w.edit("spec.replicas", int64(2))
+		require.Equal(t, []string{"web-2"}, w.deletes)
+		w.creates = nil
+		w.edit("spec.replicas", int64(4))
+		if !expectations {
+			assert.Equal(t, []string{"web-3"}, w.creates, "without expectations, web-3 comes while web-2 is gone")
+			assert.Nil(t, w.pod("web-2"))
+			continue
+		}
+		assert.Empty(t, w.creates, "it waits for its cache")
+		w.runUntil(w.c.Now() + 40)
+		assert.Equal(t, []string{"web-2", "web-3"}, w.creates)
+		w.assertComplete()
+	}
+}
