@@ -48,11 +48,11 @@ func statefulSetScenario(name string, opts statefulset.Options, doc string) prop
 				return nil, err
 			}
 			web := statefulset.New("default", "web", 3, "app:v1", "data")
-			web.Spec["updateStrategy.rollingUpdate.partition"] = int64(1)
+			web.Spec.Set("updateStrategy.rollingUpdate.partition", int64(1))
 			db := statefulset.New("default", "db", 2, "app:v1", "data", "logs")
-			db.Spec["podManagementPolicy"] = statefulset.Parallel
-			db.Spec["persistentVolumeClaimRetentionPolicy.whenScaled"] = statefulset.Delete
-			db.Spec["persistentVolumeClaimRetentionPolicy.whenDeleted"] = statefulset.Delete
+			db.Spec.Set("podManagementPolicy", statefulset.Parallel)
+			db.Spec.Set("persistentVolumeClaimRetentionPolicy.whenScaled", statefulset.Delete)
+			db.Spec.Set("persistentVolumeClaimRetentionPolicy.whenDeleted", statefulset.Delete)
 			return c, c.Apply(append(nodes(), web, db)...)
 		},
 		Edits: []faults.EditTarget{

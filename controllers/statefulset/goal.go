@@ -39,10 +39,10 @@ func expectedStatus(set *model.Object, pods []*model.Object) model.Fields {
 	if updated == replicas && ready == replicas {
 		current, currents = update, updated
 	}
-	return model.Fields{
+	return model.NewFields(model.Values{
 		"replicas": replicas, "readyReplicas": ready, "currentReplicas": currents, "updatedReplicas": updated,
 		"currentRevision": current, "updateRevision": update, "observedGeneration": set.Generation,
-	}
+	})
 }
 
 // Pods returns, from the server's state, the pods set controls that are

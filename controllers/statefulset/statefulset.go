@@ -63,10 +63,10 @@ const (
 // with one volume claim template per name in claims. Callers set the
 // policies in its spec.
 func New(namespace, name string, replicas int64, image string, claims ...string) *model.Object {
-	spec := model.Fields{"replicas": replicas, "selector.app": name, "template.image": image, "template.labels.app": name}
+	spec := model.NewFields(model.Values{"replicas": replicas, "selector.app": name, "template.image": image, "template.labels.app": name})
 	for i, c := range claims {
-		spec[fmt.Sprintf("volumeClaimTemplates[%d].metadata.name", i)] = c
-		spec[fmt.Sprintf("volumeClaimTemplates[%d].spec.resources.requests.storage", i)] = "1Gi"
+		spec.Set(fmt.Sprintf("volumeClaimTemplates[%d].metadata.name", i), c)
+		spec.Set(fmt.Sprintf("volumeClaimTemplates[%d].spec.resources.requests.storage", i), "1Gi")
 	}
 	return &model.Object{Kind: Kind, Namespace: namespace, Name: name, Spec: spec}
 }
@@ -148,7 +148,7 @@ func retention(set *model.Object, when string) (bool, error) {
 func claimTemplates(set *model.Object) ([]claimTemplate, error) {
 	const prefix = "volumeClaimTemplates["
 	byIndex := map[int]*claimTemplate{}
-	for path, v := range set.Spec {
+	for path, v := range set.Spec.All() {
 		rest, ok := strings.CutPrefix(path, prefix)
 		if !ok {
 			continue
@@ -169,7 +169,7 @@ func claimTemplates(set *model.Object) ([]claimTemplate, error) {
 				return nil, fmt.Errorf("has volume claim template %d with a bad name %v", n, model.FormatValue(v))
 			}
 		case strings.HasPrefix(field, "spec."):
-			t.spec[strings.TrimPrefix(field, "spec.")] = v
+			t.spec.Set(strings.TrimPrefix(field, "spec."), v)
 		}
 	}
 	idxs := make([]int, 0, len(byIndex))
@@ -200,7 +200,7 @@ func Revision(set *model.Object) string {
 	h := fnv.New32a()
 	for _, p := range set.Spec.Paths() {
 		if strings.HasPrefix(p, "template.") {
-			_, _ = h.Write([]byte(p + "=" + model.FormatValue(set.Spec[p]) + "\n"))
+			_, _ = h.Write([]byte(p + "=" + model.FormatValue(set.Spec.Value(p)) + "\n"))
 		}
 	}
 	return set.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 36)
@@ -243,7 +243,7 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 	} else {
 		for _, p := range set.Spec.Paths() {
 			if k, ok := strings.CutPrefix(p, "template.labels."); ok {
-				if v, isStr := set.Spec[p].(string); isStr {
+				if v, isStr := set.Spec.Value(p).(string); isStr {
 					labels[k] = v
 				}
 			}
@@ -257,10 +257,10 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 	}
 	labels[RevisionLabel] = revision
 	labels[PodNameLabel] = name
-	spec := model.Fields{"image": image, "hostname": name}
+	spec := model.NewFields(model.Values{"image": image, "hostname": name})
 	for j, t := range sp.claims {
-		spec[fmt.Sprintf("volumes[%d].name", j)] = t.name
-		spec[fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", j)] = ClaimName(t.name, set.Name, i)
+		spec.Set(fmt.Sprintf("volumes[%d].name", j), t.name)
+		spec.Set(fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", j), ClaimName(t.name, set.Name, i))
 	}
 	return &model.Object{
 		Kind: replicaset.PodKind, Namespace: set.Namespace, Name: name, Labels: labels,
@@ -277,8 +277,8 @@ func newClaim(set *model.Object, sp setSpec, t claimTemplate, i int) *model.Obje
 		labels[k] = v
 	}
 	spec := model.Fields{}
-	for k, v := range t.spec {
-		spec[k] = v
+	for k, v := range t.spec.All() {
+		spec.Set(k, v)
 	}
 	return &model.Object{
 		Kind: PVCKind, Namespace: set.Namespace, Name: ClaimName(t.name, set.Name, i),

@@ -120,7 +120,7 @@ func (w *world) edit(path string, v any) {
 func (w *world) ready(name string) {
 	w.t.Helper()
 	p := w.pod(name).DeepCopy()
-	p.Status = model.Fields{"phase": "Running", "ready": true}
+	p.Status = model.NewFields(model.Values{"phase": "Running", "ready": true})
 	require.NoError(w.t, w.c.Outside("kubelet").UpdateStatus(p))
 	w.settle()
 }
@@ -191,7 +191,7 @@ func TestOrderedReadyScaleDownWaitsForAnUnreadyPod(t *testing.T) {
 	w.ready("web-1")
 	w.ready("web-2")
 	p := w.pod("web-1").DeepCopy()
-	p.Status = model.Fields{"phase": "Running", "ready": false}
+	p.Status = model.NewFields(model.Values{"phase": "Running", "ready": false})
 	require.NoError(t, w.c.Outside("kubelet").UpdateStatus(p))
 	w.settle()
 	w.edit("spec.replicas", int64(1))
@@ -205,7 +205,7 @@ func TestOrderedReadyScaleDownWaitsForAnUnreadyPod(t *testing.T) {
 
 func TestParallelCreatesAndDeletesAllAtOnce(t *testing.T) {
 	set := statefulset.New("default", "web", 3, "app:v1", "data")
-	set.Spec["podManagementPolicy"] = statefulset.Parallel
+	set.Spec.Set("podManagementPolicy", statefulset.Parallel)
 	w := newWorld(t, false, set)
 	assert.Equal(t, []string{"web-0", "web-1", "web-2"}, w.podNames(), "no pod waits for another")
 	assert.Equal(t, []string{"data-web-0", "data-web-1", "data-web-2"}, w.claimNames())
@@ -230,8 +230,8 @@ func TestClaimRetentionPolicy(t *testing.T) {
 	} {
 		t.Run(tc.whenScaled+"/"+tc.whenDeleted, func(t *testing.T) {
 			set := statefulset.New("default", "web", 3, "app:v1", "data")
-			set.Spec["persistentVolumeClaimRetentionPolicy.whenScaled"] = tc.whenScaled
-			set.Spec["persistentVolumeClaimRetentionPolicy.whenDeleted"] = tc.whenDeleted
+			set.Spec.Set("persistentVolumeClaimRetentionPolicy.whenScaled", tc.whenScaled)
+			set.Spec.Set("persistentVolumeClaimRetentionPolicy.whenDeleted", tc.whenDeleted)
 			w := newWorld(t, true, set)
 			require.Equal(t, all, w.claimNames())
 			w.assertComplete()
@@ -264,14 +264,14 @@ func TestAMissingClaimIsMadeAgain(t *testing.T) {
 
 func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	set := statefulset.New("default", "web", 4, "app:v1")
-	set.Spec["updateStrategy.rollingUpdate.partition"] = int64(2)
+	set.Spec.Set("updateStrategy.rollingUpdate.partition", int64(2))
 	w := newWorld(t, true, set)
 	v1 := statefulset.Revision(w.set("web"))
 	w.assertComplete()
-	assert.Equal(t, model.Fields{
+	assert.Equal(t, model.NewFields(model.Values{
 		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
 		"currentRevision": v1, "updateRevision": v1, "observedGeneration": int64(1),
-	}, w.set("web").Status)
+	}), w.set("web").Status)
 
 	w.edit("spec.template.image", "app:v2")
 	v2 := statefulset.Revision(w.set("web"))
@@ -283,10 +283,10 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	assert.Equal(t, "app:v2", w.pod("web-3").Spec.Str("image"))
 	assert.Equal(t, "app:v1", w.pod("web-1").Spec.Str("image"))
 	w.assertComplete()
-	assert.Equal(t, model.Fields{
+	assert.Equal(t, model.NewFields(model.Values{
 		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(2), "updatedReplicas": int64(2),
 		"currentRevision": v1, "updateRevision": v2, "observedGeneration": int64(2),
-	}, w.set("web").Status)
+	}), w.set("web").Status)
 
 	// A pod below the partition that is deleted comes back at the current
 	// revision.
@@ -298,10 +298,10 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	w.edit("spec.updateStrategy.rollingUpdate.partition", int64(0))
 	assert.Equal(t, []string{"web-1", "web-0"}, w.deletes)
 	w.assertComplete()
-	assert.Equal(t, model.Fields{
+	assert.Equal(t, model.NewFields(model.Values{
 		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
 		"currentRevision": v2, "updateRevision": v2, "observedGeneration": int64(3),
-	}, w.set("web").Status)
+	}), w.set("web").Status)
 }
 
 func TestRollingUpdateWaitsForEachReplacement(t *testing.T) {
@@ -318,7 +318,7 @@ func TestRollingUpdateWaitsForEachReplacement(t *testing.T) {
 
 func TestOnDeleteUpdatesOnlyDeletedPods(t *testing.T) {
 	set := statefulset.New("default", "web", 2, "app:v1")
-	set.Spec["updateStrategy.type"] = statefulset.OnDelete
+	set.Spec.Set("updateStrategy.type", statefulset.OnDelete)
 	w := newWorld(t, true, set)
 	w.edit("spec.template.image", "app:v2")
 	assert.Empty(t, w.deletes)
@@ -335,7 +335,7 @@ func TestRevisionNamesTheTemplate(t *testing.T) {
 	b := statefulset.New("default", "web", 5, "app:v1", "data")
 	assert.Equal(t, statefulset.Revision(a), statefulset.Revision(b), "replicas and claims are not the template")
 	assert.Regexp(t, `^web-[0-9a-z]+$`, statefulset.Revision(a))
-	b.Spec["template.image"] = "app:v2"
+	b.Spec.Set("template.image", "app:v2")
 	assert.NotEqual(t, statefulset.Revision(a), statefulset.Revision(b))
 }
 
@@ -346,7 +346,7 @@ func TestABadSpecIsReported(t *testing.T) {
 		"persistentVolumeClaimRetentionPolicy.whenScaled": `unknown persistentVolumeClaimRetentionPolicy.whenScaled "Sometimes"`,
 	} {
 		set := statefulset.New("default", "web", 1, "app:v1")
-		set.Spec[field] = "Sometimes"
+		set.Spec.Set(field, "Sometimes")
 		w := newWorld(t, true, set)
 		assert.Empty(t, w.podNames(), field)
 		unmet := statefulset.Complete(w.c.State())
@@ -354,7 +354,7 @@ func TestABadSpecIsReported(t *testing.T) {
 		assert.Contains(t, unmet[0].Message, want)
 	}
 	set := statefulset.New("default", "web", 1, "app:v1")
-	set.Spec["volumeClaimTemplates[0].spec.storageClassName"] = "fast"
+	set.Spec.Set("volumeClaimTemplates[0].spec.storageClassName", "fast")
 	w := newWorld(t, true, set)
 	unmet := statefulset.Complete(w.c.State())
 	require.Len(t, unmet, 1)
