@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/builtin"
@@ -199,4 +200,36 @@ func TestStatefulSetThroughTheAdapter(t *testing.T) {
 	for i := range 3 {
 		assert.Contains(t, after.claims, fmt.Sprintf("data-web-%d", i), "Retain keeps the claims of scaled-away pods")
 	}
+}
+
+// TestTypedStatefulSetConvergesUnderFaults: the typed StatefulSet of three
+// pods reaches the StatefulSet controller's goal (every pod of the set
+// ready, its status right) under dropped notifications, restarts of the
+// controller and the kubelet, and outside deletions of its pods.
+func TestTypedStatefulSetConvergesUnderFaults(t *testing.T) {
+	conv := converter(t)
+	sc := properties.Scenario{
+		Name: "typed-statefulset-faults",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			mgr, err := crt.NewManager(c, conv, crt.ManagerOptions{SyncPeriod: 30 * time.Second})
+			if err != nil {
+				return nil, err
+			}
+			if err := mgr.Setup(builtin.Kubelet(mgr, builtin.KubeletOptions{}), crt.SetupOptions{}); err != nil {
+				return nil, err
+			}
+			if err := builtin.StatefulSets(mgr, statefulset.Options{Resync: 30}); err != nil {
+				return nil, err
+			}
+			return c, mgr.Apply(typedStatefulSet("web", 3))
+		},
+		Edits: []faults.EditTarget{{Resource: "Pod"}},
+	}
+	res, err := properties.Search(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}, properties.SearchOptions{Test: t, Checks: 40, Seed: 1})
+	require.NoError(t, err)
+	if cx := res.Counterexample; cx != nil {
+		t.Fatalf("must converge:\n%s\n%v", cx.Report(), cx.Trace)
+	}
+	assert.Equal(t, 40, res.Runs)
 }
