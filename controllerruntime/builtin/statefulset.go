@@ -18,9 +18,7 @@ import (
 // pod is ready for it when its Ready condition is True, as Kubelet sets
 // it. Call it once per cluster, before the cluster starts, with
 // Kubelet so that pods become ready; faults reach it as any controller.
-//
-// Unlike the API server, the model does not default a typed
-// StatefulSet's spec.replicas: leave it unset and the set runs no pods.
+// An unset spec.replicas means one, as the API server defaults it.
 func StatefulSets(m *crt.Manager, opts statefulset.Options) error {
 	return m.Cluster().AddController(statefulset.Controller(opts))
 }

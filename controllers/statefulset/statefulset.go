@@ -6,7 +6,8 @@
 //
 // A StatefulSet's spec holds, as flat model.Fields paths:
 //
-//   - "replicas" and a label selector ("selector.<key>" or
+//   - "replicas" (1 when unset, as the API server defaults it) and a
+//     label selector ("selector.<key>" or
 //     "selector.matchLabels.<key>"), read by model.SpecSelector;
 //   - "template.image" and "template.labels.<key>", the pod template, as
 //     the ReplicaSet and Deployment controllers have it; or, for a typed
@@ -102,10 +103,13 @@ func parse(set *model.Object) (setSpec, error) {
 	if sp.selector, ok = model.SpecSelector(set); !ok {
 		return sp, fmt.Errorf("has no selector")
 	}
-	if r := set.Spec.Int("replicas"); r >= 0 {
-		sp.replicas = int(r)
-	} else {
-		return sp, fmt.Errorf("has negative replicas %d", r)
+	sp.replicas = 1 // unset, as the API server defaults it
+	if set.Spec.Has("replicas") {
+		if r := set.Spec.Int("replicas"); r >= 0 {
+			sp.replicas = int(r)
+		} else {
+			return sp, fmt.Errorf("has negative replicas %d", r)
+		}
 	}
 	switch p := set.Spec.Str("podManagementPolicy"); p {
 	case "", OrderedReady:

@@ -455,3 +455,14 @@ func TestTheTypedFormMakesPodsFromTheTemplateSpec(t *testing.T) {
 	assert.Equal(t, "web-config", p.Spec.Str("volumes[0].configMap.name"))
 	assert.Equal(t, "data-web-0", p.Spec.Str("volumes[1].persistentVolumeClaim.claimName"))
 }
+
+func TestUnsetReplicasMeansOne(t *testing.T) {
+	set := typedForm(3, 0)
+	set.Spec.Delete("replicas")
+	w := newWorld(t, false, set)
+	assert.Equal(t, []string{"web-0"}, w.podNames())
+	w.readyByCondition("web-0")
+	assert.Equal(t, []string{"web-0"}, w.podNames())
+	assert.Equal(t, int64(1), w.set("web").Status.Int("readyReplicas"))
+	w.assertComplete()
+}
