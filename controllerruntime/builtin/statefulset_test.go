@@ -117,6 +117,9 @@ func assertStatefulSet(t *testing.T, v statefulSetView, replicas int32) {
 	st := set.Status
 	assert.Equal(t, replicas, st.Replicas)
 	assert.Equal(t, replicas, st.ReadyReplicas)
+	assert.Equal(t, replicas, st.AvailableReplicas)
+	assert.Equal(t, replicas, st.CurrentReplicas)
+	assert.Equal(t, replicas, st.UpdatedReplicas)
 	assert.Equal(t, set.Generation, st.ObservedGeneration)
 	assert.Positive(t, set.Generation)
 	assert.NotEmpty(t, st.UpdateRevision)

@@ -23,9 +23,9 @@
 //   - "persistentVolumeClaimRetentionPolicy.whenScaled" and
 //     ".whenDeleted": "Retain" (the default) or "Delete".
 //
-// Its status holds "replicas", "readyReplicas", "currentReplicas",
-// "updatedReplicas", "currentRevision", "updateRevision" and
-// "observedGeneration". A revision is named <set>-<hash of the template>;
+// Its status holds "replicas", "readyReplicas", "availableReplicas",
+// "currentReplicas", "updatedReplicas", "currentRevision",
+// "updateRevision" and "observedGeneration". A revision is named <set>-<hash of the template>;
 // each pod carries the revision it was made from in its
 // controller-revision-hash label.
 package statefulset

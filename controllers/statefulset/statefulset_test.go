@@ -269,7 +269,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	v1 := statefulset.Revision(w.set("web"))
 	w.assertComplete()
 	assert.Equal(t, model.NewFields(model.Values{
-		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
+		"replicas": int64(4), "readyReplicas": int64(4), "availableReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
 		"currentRevision": v1, "updateRevision": v1, "observedGeneration": int64(1),
 	}), w.set("web").Status)
 
@@ -284,7 +284,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	assert.Equal(t, "app:v1", w.pod("web-1").Spec.Str("image"))
 	w.assertComplete()
 	assert.Equal(t, model.NewFields(model.Values{
-		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(2), "updatedReplicas": int64(2),
+		"replicas": int64(4), "readyReplicas": int64(4), "availableReplicas": int64(4), "currentReplicas": int64(2), "updatedReplicas": int64(2),
 		"currentRevision": v1, "updateRevision": v2, "observedGeneration": int64(2),
 	}), w.set("web").Status)
 
@@ -299,7 +299,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	assert.Equal(t, []string{"web-1", "web-0"}, w.deletes)
 	w.assertComplete()
 	assert.Equal(t, model.NewFields(model.Values{
-		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
+		"replicas": int64(4), "readyReplicas": int64(4), "availableReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
 		"currentRevision": v2, "updateRevision": v2, "observedGeneration": int64(3),
 	}), w.set("web").Status)
 }
