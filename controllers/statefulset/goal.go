@@ -13,8 +13,9 @@ import (
 // available: the model has no minReadySeconds, so a ready pod is available
 // at once) and the two revisions count among them; the current revision is
 // the one the status last named (the update revision at first), and
-// becomes the update revision once every pod is of it and ready. (Kubernetes moves it only
-// under RollingUpdate; here OnDelete completes the same way.)
+// becomes the update revision once every pod is of it and ready.
+// (Kubernetes moves it only under RollingUpdate; here OnDelete completes
+// the same way.)
 func expectedStatus(set *model.Object, pods []*model.Object) model.Fields {
 	update := Revision(set)
 	current := set.Status.Str("currentRevision")
