@@ -33,7 +33,7 @@ func typedStatefulSet(name string, replicas int32) *appsv1.StatefulSet {
 			ServiceName:         name,
 			PodManagementPolicy: appsv1.OrderedReadyPodManagement,
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{"example.com/owner": "ops"}},
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
 			},
 			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
@@ -97,6 +97,7 @@ func assertStatefulSet(t *testing.T, v statefulSetView, replicas int32) {
 		assert.Equal(t, "apps/v1", p.OwnerReferences[0].APIVersion)
 		assert.Equal(t, set.Name, p.Labels["app"])
 		assert.Equal(t, name, p.Labels[statefulset.PodNameLabel])
+		assert.Equal(t, map[string]string{"example.com/owner": "ops"}, p.Annotations, "the template's annotations")
 		assert.Equal(t, name, p.Spec.Hostname)
 		assert.Equal(t, set.Spec.ServiceName, p.Spec.Subdomain)
 		require.Len(t, p.Spec.Containers, 1, "%s has the template's containers", name)

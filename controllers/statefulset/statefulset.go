@@ -12,8 +12,9 @@
 //   - "template.image" and "template.labels.<key>", the pod template, as
 //     the ReplicaSet and Deployment controllers have it; or, for a typed
 //     StatefulSet that the controllerruntime adapter flattens,
-//     "template.metadata.labels.<key>" and "template.spec.<path>" (its
-//     containers, volumes…), copied into each pod's spec;
+//     "template.metadata.labels.<key>", ".annotations.<key>" and
+//     "template.spec.<path>" (its containers, volumes…), copied into each
+//     pod;
 //   - "serviceName", each pod's spec.subdomain when set;
 //   - "podManagementPolicy": "OrderedReady" (the default) or "Parallel";
 //   - "updateStrategy.type": "RollingUpdate" (the default) or "OnDelete",
@@ -258,8 +259,9 @@ func RunningAndReady(p *model.Object) bool {
 // The template is read in either of two forms: the model's
 // ("template.image", "template.labels.<key>"), or a typed StatefulSet's as
 // the controllerruntime adapter flattens it
-// ("template.metadata.labels.<key>", and "template.spec.<path>", copied
-// whole into the pod's spec, containers and all). The claims' volumes
+// ("template.metadata.labels.<key>" and ".annotations.<key>", and
+// "template.spec.<path>", copied whole into the pod's spec, containers and
+// all). The claims' volumes
 // follow the template's own volumes.
 func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.Object) *model.Object {
 	name := PodName(set.Name, i)
@@ -290,6 +292,9 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 			k, ok := mapKey(p, "template.labels")
 			if !ok {
 				k, ok = mapKey(p, "template.metadata.labels")
+			}
+			if a, isAnnotation := mapKey(p, "template.metadata.annotations"); isAnnotation {
+				k, ok = model.AnnotationLabelPrefix+a, true
 			}
 			if v, isStr := v.(string); ok && isStr {
 				labels[k] = v

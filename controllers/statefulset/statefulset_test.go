@@ -396,7 +396,8 @@ func typedForm(replicas, partition int64) *model.Object {
 		"replicas": replicas, "serviceName": "web", "selector.matchLabels.app": "web",
 		"updateStrategy.type": "RollingUpdate", "updateStrategy.rollingUpdate.partition": partition,
 		`template.metadata.labels["app.kubernetes.io/name"]`: "web", "template.metadata.labels.app": "web",
-		"template.spec.containers[0].name": "app", "template.spec.containers[0].image": "app:v1",
+		`template.metadata.annotations["example.com/owner"]`: "ops",
+		"template.spec.containers[0].name":                   "app", "template.spec.containers[0].image": "app:v1",
 		"template.spec.volumes[0].name": "config", "template.spec.volumes[0].configMap.name": "web-config",
 		"volumeClaimTemplates[0].metadata.name": "data", "volumeClaimTemplates[0].spec.resources.requests.storage": "1Gi",
 	})}
@@ -427,7 +428,8 @@ func TestTheTypedFormMakesPodsFromTheTemplateSpec(t *testing.T) {
 	p := w.pod("web-1")
 	assert.Equal(t, map[string]string{
 		"app": "web", "app.kubernetes.io/name": "web", statefulset.PodNameLabel: "web-1",
-		statefulset.RevisionLabel: statefulset.Revision(w.set("web")),
+		model.AnnotationLabelPrefix + "example.com/owner": "ops",
+		statefulset.RevisionLabel:                         statefulset.Revision(w.set("web")),
 	}, p.Labels)
 	assert.Equal(t, model.NewFields(model.Values{
 		"containers[0].name": "app", "containers[0].image": "app:v1",
