@@ -11,6 +11,8 @@
 //   - Job: batch/v1 Jobs run their pods and complete or fail, with the
 //     status operators read (active, succeeded, failed, ready, startTime,
 //     completionTime, Complete and Failed conditions).
+//   - StatefulSets: the core module's StatefulSet controller, declared in
+//     the cluster for typed StatefulSets (not a reconciler of this package).
 //   - Deployment and ReplicaSet: a Deployment keeps one ReplicaSet per pod
 //     template and scales the old ones to zero; a ReplicaSet keeps its
 //     pods; both report readyReplicas and availableReplicas.

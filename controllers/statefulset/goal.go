@@ -9,11 +9,13 @@ import (
 )
 
 // expectedStatus computes a StatefulSet's status from its pods, as
-// Kubernetes does: replicas counts the pods not being deleted, ready and
-// the two revisions count among them; the current revision is the one the
-// status last named (the update revision at first), and becomes the update
-// revision once every pod is of it and ready. (Kubernetes moves it only
-// under RollingUpdate; here OnDelete completes the same way.)
+// Kubernetes does: replicas counts the pods not being deleted, ready (and
+// available: the model has no minReadySeconds, so a ready pod is available
+// at once) and the two revisions count among them; the current revision is
+// the one the status last named (the update revision at first), and
+// becomes the update revision once every pod is of it and ready.
+// (Kubernetes moves it only under RollingUpdate; here OnDelete completes
+// the same way.)
 func expectedStatus(set *model.Object, pods []*model.Object) model.Fields {
 	update := Revision(set)
 	current := set.Status.Str("currentRevision")
@@ -40,7 +42,7 @@ func expectedStatus(set *model.Object, pods []*model.Object) model.Fields {
 		current, currents = update, updated
 	}
 	return model.NewFields(model.Values{
-		"replicas": replicas, "readyReplicas": ready, "currentReplicas": currents, "updatedReplicas": updated,
+		"replicas": replicas, "readyReplicas": ready, "availableReplicas": ready, "currentReplicas": currents, "updatedReplicas": updated,
 		"currentRevision": current, "updateRevision": update, "observedGeneration": set.Generation,
 	})
 }

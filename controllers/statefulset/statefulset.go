@@ -6,9 +6,16 @@
 //
 // A StatefulSet's spec holds, as flat model.Fields paths:
 //
-//   - "replicas" and a label selector, read by model.SpecSelector;
+//   - "replicas" (1 when unset, as the API server defaults it) and a
+//     label selector ("selector.<key>" or
+//     "selector.matchLabels.<key>"), read by model.SpecSelector;
 //   - "template.image" and "template.labels.<key>", the pod template, as
-//     the ReplicaSet and Deployment controllers have it;
+//     the ReplicaSet and Deployment controllers have it; or, for a typed
+//     StatefulSet that the controllerruntime adapter flattens,
+//     "template.metadata.labels.<key>", ".annotations.<key>" and
+//     "template.spec.<path>" (its containers, volumes…), copied into each
+//     pod;
+//   - "serviceName", each pod's spec.subdomain when set;
 //   - "podManagementPolicy": "OrderedReady" (the default) or "Parallel";
 //   - "updateStrategy.type": "RollingUpdate" (the default) or "OnDelete",
 //     and "updateStrategy.rollingUpdate.partition";
@@ -17,9 +24,9 @@
 //   - "persistentVolumeClaimRetentionPolicy.whenScaled" and
 //     ".whenDeleted": "Retain" (the default) or "Delete".
 //
-// Its status holds "replicas", "readyReplicas", "currentReplicas",
-// "updatedReplicas", "currentRevision", "updateRevision" and
-// "observedGeneration". A revision is named <set>-<hash of the template>;
+// Its status holds "replicas", "readyReplicas", "availableReplicas",
+// "currentReplicas", "updatedReplicas", "currentRevision",
+// "updateRevision" and "observedGeneration". A revision is named <set>-<hash of the template>;
 // each pod carries the revision it was made from in its
 // controller-revision-hash label.
 package statefulset
@@ -97,10 +104,13 @@ func parse(set *model.Object) (setSpec, error) {
 	if sp.selector, ok = model.SpecSelector(set); !ok {
 		return sp, fmt.Errorf("has no selector")
 	}
-	if r := set.Spec.Int("replicas"); r >= 0 {
-		sp.replicas = int(r)
-	} else {
-		return sp, fmt.Errorf("has negative replicas %d", r)
+	sp.replicas = 1 // unset, as the API server defaults it
+	if set.Spec.Has("replicas") {
+		if r := set.Spec.Int("replicas"); r >= 0 {
+			sp.replicas = int(r)
+		} else {
+			return sp, fmt.Errorf("has negative replicas %d", r)
+		}
 	}
 	switch p := set.Spec.Str("podManagementPolicy"); p {
 	case "", OrderedReady:
@@ -224,49 +234,133 @@ func ordinal(set, pod string) (int, bool) {
 }
 
 // RunningAndReady reports whether a pod is live, running and ready, as its
-// kubelet reports it (controllers/node).
+// kubelet reports it: the model's (controllers/node) in status "ready", or
+// a typed one's (the controllerruntime adapter's builtin.Kubelet) in the
+// Ready condition.
 func RunningAndReady(p *model.Object) bool {
-	return replicaset.Ready(p) && p.Status.Str("phase") == "Running"
+	if p.Deleting() || p.Status.Str("phase") != "Running" {
+		return false
+	}
+	if replicaset.Ready(p) {
+		return true
+	}
+	for path, v := range p.Status.All() {
+		if n, ok := listIndex(path, "conditions"); ok && path == fmt.Sprintf("conditions[%d].type", n) && v == "Ready" {
+			return p.Status.Str(fmt.Sprintf("conditions[%d].status", n)) == "True"
+		}
+	}
+	return false
 }
 
 // newPod returns the pod of ordinal i for set, made from the update
-// revision, or copied from like, a pod of another revision.
+// revision, or copied from like, a pod of another revision (and ordinal),
+// its claims renamed to ordinal i's.
+//
+// The template is read in either of two forms: the model's
+// ("template.image", "template.labels.<key>"), or a typed StatefulSet's as
+// the controllerruntime adapter flattens it
+// ("template.metadata.labels.<key>" and ".annotations.<key>", and
+// "template.spec.<path>", copied whole into the pod's spec, containers and
+// all). The claims' volumes
+// follow the template's own volumes.
 func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.Object) *model.Object {
 	name := PodName(set.Name, i)
 	labels := map[string]string{}
-	image := set.Spec.Str("template.image")
+	spec := model.Fields{}
 	if like != nil {
 		for k, v := range like.Labels {
 			labels[k] = v
 		}
-		image = like.Spec.Str("image")
+		from, _ := ordinal(set.Name, like.Name)
+		renamed := map[string]string{}
+		for _, t := range sp.claims {
+			renamed[ClaimName(t.name, set.Name, from)] = ClaimName(t.name, set.Name, i)
+		}
+		for p, v := range like.Spec.All() {
+			if c, isStr := v.(string); isStr && strings.HasSuffix(p, ".persistentVolumeClaim.claimName") && renamed[c] != "" {
+				v = renamed[c]
+			}
+			spec.Set(p, v)
+		}
 	} else {
-		for _, p := range set.Spec.Paths() {
-			if k, ok := strings.CutPrefix(p, "template.labels."); ok {
-				if v, isStr := set.Spec.Value(p).(string); isStr {
-					labels[k] = v
-				}
+		for p, v := range set.Spec.All() {
+			if t, ok := strings.CutPrefix(p, "template.spec."); ok {
+				spec.Set(t, v)
+			} else if p == "template.image" {
+				spec.Set("image", v)
+			}
+			k, ok := mapKey(p, "template.labels")
+			if !ok {
+				k, ok = mapKey(p, "template.metadata.labels")
+			}
+			if a, isAnnotation := mapKey(p, "template.metadata.annotations"); isAnnotation {
+				k, ok = model.AnnotationLabelPrefix+a, true
+			}
+			if v, isStr := v.(string); ok && isStr {
+				labels[k] = v
 			}
 		}
-	}
-	if image == "" {
-		image = replicaset.DefaultImage
+		if !spec.Has("image") && !spec.Has("containers[0].image") {
+			spec.Set("image", replicaset.DefaultImage)
+		}
+		volumes := 0
+		for p := range spec.All() {
+			if n, ok := listIndex(p, "volumes"); ok && n >= volumes {
+				volumes = n + 1
+			}
+		}
+		for j, t := range sp.claims {
+			spec.Set(fmt.Sprintf("volumes[%d].name", volumes+j), t.name)
+			spec.Set(fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", volumes+j), ClaimName(t.name, set.Name, i))
+		}
 	}
 	for k, v := range sp.selector {
 		labels[k] = v
 	}
 	labels[RevisionLabel] = revision
 	labels[PodNameLabel] = name
-	spec := model.NewFields(model.Values{"image": image, "hostname": name})
-	for j, t := range sp.claims {
-		spec.Set(fmt.Sprintf("volumes[%d].name", j), t.name)
-		spec.Set(fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", j), ClaimName(t.name, set.Name, i))
+	spec.Set("hostname", name)
+	if svc := set.Spec.Str("serviceName"); svc != "" {
+		spec.Set("subdomain", svc)
 	}
 	return &model.Object{
 		Kind: replicaset.PodKind, Namespace: set.Namespace, Name: name, Labels: labels,
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(set)},
 		Spec:            spec,
 	}
+}
+
+// mapKey returns the key of path under the map at prefix: "k" of
+// "<prefix>.k", or of `<prefix>["k.e/y"]`, as a key that is not an
+// identifier is quoted.
+func mapKey(path, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, prefix)
+	if !ok || rest == "" {
+		return "", false
+	}
+	switch rest[0] {
+	case '.':
+		return rest[1:], len(rest) > 1 && !strings.ContainsAny(rest[1:], ".[")
+	case '[':
+		q, err := strconv.QuotedPrefix(rest[1:])
+		if err != nil || rest[1+len(q):] != "]" {
+			return "", false
+		}
+		k, err := strconv.Unquote(q)
+		return k, err == nil
+	}
+	return "", false
+}
+
+// listIndex returns n of a path "<list>[n]..." under the list at prefix.
+func listIndex(path, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(path, prefix+"[")
+	if !ok {
+		return 0, false
+	}
+	idx, _, ok := strings.Cut(rest, "]")
+	n, err := strconv.Atoi(idx)
+	return n, ok && err == nil
 }
 
 // newClaim returns the claim from template t for the pod of ordinal i,

@@ -269,7 +269,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	v1 := statefulset.Revision(w.set("web"))
 	w.assertComplete()
 	assert.Equal(t, model.NewFields(model.Values{
-		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
+		"replicas": int64(4), "readyReplicas": int64(4), "availableReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
 		"currentRevision": v1, "updateRevision": v1, "observedGeneration": int64(1),
 	}), w.set("web").Status)
 
@@ -284,7 +284,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	assert.Equal(t, "app:v1", w.pod("web-1").Spec.Str("image"))
 	w.assertComplete()
 	assert.Equal(t, model.NewFields(model.Values{
-		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(2), "updatedReplicas": int64(2),
+		"replicas": int64(4), "readyReplicas": int64(4), "availableReplicas": int64(4), "currentReplicas": int64(2), "updatedReplicas": int64(2),
 		"currentRevision": v1, "updateRevision": v2, "observedGeneration": int64(2),
 	}), w.set("web").Status)
 
@@ -299,7 +299,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	assert.Equal(t, []string{"web-1", "web-0"}, w.deletes)
 	w.assertComplete()
 	assert.Equal(t, model.NewFields(model.Values{
-		"replicas": int64(4), "readyReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
+		"replicas": int64(4), "readyReplicas": int64(4), "availableReplicas": int64(4), "currentReplicas": int64(4), "updatedReplicas": int64(4),
 		"currentRevision": v2, "updateRevision": v2, "observedGeneration": int64(3),
 	}), w.set("web").Status)
 }
@@ -385,4 +385,86 @@ func TestOrderedReadyWaitsForItsCacheToSeeItsOwnDeletes(t *testing.T) {
 		assert.Equal(t, []string{"web-2", "web-3"}, w.creates)
 		w.assertComplete()
 	}
+}
+
+// typedForm is a StatefulSet as the controllerruntime adapter flattens a
+// typed apps/v1 one: a matchLabels selector, the template's metadata and
+// spec (a container and a volume of its own), a claim template and a
+// service name.
+func typedForm(replicas, partition int64) *model.Object {
+	return &model.Object{Kind: statefulset.Kind, Namespace: "default", Name: "web", Spec: model.NewFields(model.Values{
+		"replicas": replicas, "serviceName": "web", "selector.matchLabels.app": "web",
+		"updateStrategy.type": "RollingUpdate", "updateStrategy.rollingUpdate.partition": partition,
+		`template.metadata.labels["app.kubernetes.io/name"]`: "web", "template.metadata.labels.app": "web",
+		`template.metadata.annotations["example.com/owner"]`: "ops",
+		"template.spec.containers[0].name":                   "app", "template.spec.containers[0].image": "app:v1",
+		"template.spec.volumes[0].name": "config", "template.spec.volumes[0].configMap.name": "web-config",
+		"volumeClaimTemplates[0].metadata.name": "data", "volumeClaimTemplates[0].spec.resources.requests.storage": "1Gi",
+	})}
+}
+
+// readyByCondition marks a pod running and ready as a typed kubelet does:
+// phase Running and the Ready condition True.
+func (w *world) readyByCondition(name string) {
+	w.t.Helper()
+	p := w.pod(name).DeepCopy()
+	p.Status = model.NewFields(model.Values{
+		"phase":                "Running",
+		"conditions[0].type":   "ContainersReady",
+		"conditions[0].status": "True",
+		"conditions[1].type":   "Ready",
+		"conditions[1].status": "True",
+	})
+	require.NoError(w.t, w.c.Outside("kubelet").UpdateStatus(p))
+	w.settle()
+}
+
+func TestTheTypedFormMakesPodsFromTheTemplateSpec(t *testing.T) {
+	w := newWorld(t, false, typedForm(3, 2))
+	for _, name := range []string{"web-0", "web-1", "web-2"} {
+		require.NotNil(t, w.pod(name), "%s is created once the lower ones are ready by their Ready condition", name)
+		w.readyByCondition(name)
+	}
+	p := w.pod("web-1")
+	assert.Equal(t, map[string]string{
+		"app": "web", "app.kubernetes.io/name": "web", statefulset.PodNameLabel: "web-1",
+		model.AnnotationLabelPrefix + "example.com/owner": "ops",
+		statefulset.RevisionLabel:                         statefulset.Revision(w.set("web")),
+	}, p.Labels)
+	assert.Equal(t, model.NewFields(model.Values{
+		"containers[0].name": "app", "containers[0].image": "app:v1",
+		"volumes[0].name": "config", "volumes[0].configMap.name": "web-config",
+		"volumes[1].name": "data", "volumes[1].persistentVolumeClaim.claimName": "data-web-1",
+		"hostname": "web-1", "subdomain": "web",
+	}), p.Spec, "the template's spec, the claim's volume after the template's own")
+	assert.Equal(t, int64(3), w.set("web").Status.Int("readyReplicas"))
+	w.assertComplete()
+
+	// A rolling update stops at the partition; web-0, below it, deleted,
+	// comes back copied from web-1 of the current revision, mounting its
+	// own claim.
+	v1 := statefulset.Revision(w.set("web"))
+	w.edit("spec.template.spec.containers[0].image", "app:v2")
+	w.readyByCondition("web-2")
+	assert.Equal(t, "app:v2", w.pod("web-2").Spec.Str("containers[0].image"))
+	w.delete(replicaset.PodKind, "web-0")
+	p = w.pod("web-0")
+	require.NotNil(t, p)
+	assert.Equal(t, v1, p.Labels[statefulset.RevisionLabel])
+	assert.Equal(t, "web-0", p.Labels[statefulset.PodNameLabel])
+	assert.Equal(t, "app:v1", p.Spec.Str("containers[0].image"))
+	assert.Equal(t, "web-0", p.Spec.Str("hostname"))
+	assert.Equal(t, "web-config", p.Spec.Str("volumes[0].configMap.name"))
+	assert.Equal(t, "data-web-0", p.Spec.Str("volumes[1].persistentVolumeClaim.claimName"))
+}
+
+func TestUnsetReplicasMeansOne(t *testing.T) {
+	set := typedForm(3, 0)
+	set.Spec.Delete("replicas")
+	w := newWorld(t, false, set)
+	assert.Equal(t, []string{"web-0"}, w.podNames())
+	w.readyByCondition("web-0")
+	assert.Equal(t, []string{"web-0"}, w.podNames())
+	assert.Equal(t, int64(1), w.set("web").Status.Int("readyReplicas"))
+	w.assertComplete()
 }
