@@ -54,9 +54,9 @@ func SpecSelector(o *Object) (sel Selector, ok bool) {
 			return nil, false
 		}
 		value, isString := v.(string)
-		if k, ok := selectorKey(path, matchLabels); ok && isString {
+		if k, ok := KeyUnder(path, matchLabels); ok && isString {
 			labels = labels.with(k, value)
-		} else if k, ok := selectorKey(path, root); ok && isString {
+		} else if k, ok := KeyUnder(path, root); ok && isString {
 			plain = plain.with(k, value)
 		}
 	}
@@ -78,8 +78,11 @@ func (s Selector) with(k, v string) Selector {
 	return s
 }
 
-// selectorKey returns the key of a path prefix.key or prefix["key"].
-func selectorKey(path, prefix string) (string, bool) {
+// KeyUnder returns the key of a field path prefix.key or prefix["key"]
+// (the adapter's form for a key with dots or slashes): the label or
+// annotation a path under a map of them names. ok is false for a path not
+// under prefix.
+func KeyUnder(path, prefix string) (key string, ok bool) {
 	rest, ok := strings.CutPrefix(path, prefix)
 	if !ok || rest == "" {
 		return "", false

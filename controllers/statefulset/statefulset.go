@@ -330,26 +330,14 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 	}
 }
 
-// mapKey returns the key of path under the map at prefix: "k" of
-// "<prefix>.k", or of `<prefix>["k.e/y"]`, as a key that is not an
-// identifier is quoted.
+// mapKey returns the key of a path "<prefix>.<key>" or `<prefix>["<key>"]`
+// (model.KeyUnder), refusing a plain key that goes on into a deeper path.
 func mapKey(path, prefix string) (string, bool) {
-	rest, ok := strings.CutPrefix(path, prefix)
-	if !ok || rest == "" {
+	k, ok := model.KeyUnder(path, prefix)
+	if ok && strings.HasPrefix(path, prefix+".") && strings.ContainsAny(k, ".[") {
 		return "", false
 	}
-	switch rest[0] {
-	case '.':
-		return rest[1:], len(rest) > 1 && !strings.ContainsAny(rest[1:], ".[")
-	case '[':
-		q, err := strconv.QuotedPrefix(rest[1:])
-		if err != nil || rest[1+len(q):] != "]" {
-			return "", false
-		}
-		k, err := strconv.Unquote(q)
-		return k, err == nil
-	}
-	return "", false
+	return k, ok
 }
 
 // listIndex returns n of a path "<list>[n]..." under the list at prefix.
