@@ -71,7 +71,9 @@ func TestCreateGetUpdateDeleteKeepKubernetesSemantics(t *testing.T) {
 	require.NoError(t, c.Update(ctx, p))
 	assert.Equal(t, rv, p.ResourceVersion, "a no-op update writes nothing")
 	stale.Spec.Containers[0].Image = "app:v3"
-	assert.True(t, apierrors.IsConflict(c.Update(ctx, stale)))
+	conflict := c.Update(ctx, stale)
+	assert.True(t, apierrors.IsConflict(conflict))
+	assert.Contains(t, conflict.Error(), "the object has been modified", "the model's message reaches the reconciler")
 
 	var got corev1.Pod
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(p), &got))

@@ -25,7 +25,7 @@ func (cl *modelClient) apiError(err error, gvk schema.GroupVersionKind, name str
 	}
 	gr, _ := cl.mapper.resource(gvk)
 	res := gr.GroupResource()
-	msg := se.Message
+	msg := se.Detail()
 	switch se.Reason {
 	case model.ReasonNotFound:
 		return apierrors.NewNotFound(res, name)
@@ -71,6 +71,6 @@ func invalid(gvk schema.GroupVersionKind, name string, se *model.StatusError) er
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
 		Details: &metav1.StatusDetails{Group: gvk.Group, Kind: gvk.Kind, Name: name, Causes: causes},
-		Message: se.Message,
+		Message: se.Detail(),
 	}}
 }

@@ -32,25 +32,43 @@ type StatusError struct {
 	// admission step that rejected the write knows them.
 	Causes []Cause
 
-	// format and args render Message on demand: controllers on stale
-	// caches meet conflicts and not-founds often, and most never print them.
-	format string
-	args   []any
+	// format and args, or missing, render Message on demand: controllers
+	// on stale caches meet conflicts and not-founds often, and most never
+	// print them.
+	format  string
+	args    []any
+	missing Ref
 }
 
-func (e *StatusError) Error() string {
-	if e.Message == "" && e.format != "" {
-		e.Message = fmt.Sprintf(e.format, e.args...)
+// Detail returns the error's message, rendering it first if it is still
+// to be rendered. Read it rather than Message, which stays empty until
+// then.
+func (e *StatusError) Detail() string {
+	if e.Message == "" {
+		switch {
+		case e.format != "":
+			e.Message = fmt.Sprintf(e.format, e.args...)
+		case e.missing.Kind != "":
+			e.Message = e.missing.String() + " not found"
+		}
 	}
-	return string(e.Reason) + ": " + e.Message
+	return e.Message
 }
+
+func (e *StatusError) Error() string { return string(e.Reason) + ": " + e.Detail() }
 
 func statusErr(reason Reason, format string, args ...any) *StatusError {
 	return &StatusError{Reason: reason, format: format, args: args}
 }
 
+// notFound is the NotFound error of ref, "<ref> not found".
+func notFound(ref Ref) *StatusError { return &StatusError{Reason: ReasonNotFound, missing: ref} }
+
 // ReasonOf returns the reason of an API error, or "" for any other error.
 func ReasonOf(err error) Reason {
+	if err == nil {
+		return ""
+	}
 	if se, ok := err.(*StatusError); ok {
 		return se.Reason
 	}

@@ -339,7 +339,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	}
 	stored := s.lookup(ref)
 	if stored == nil {
-		return statusErr(ReasonNotFound, "%s not found", ref)
+		return notFound(ref)
 	}
 	if err := s.preconditions(stored, obj.UID, obj.ResourceVersion); err != nil {
 		return err
@@ -470,7 +470,7 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 	}
 	stored := s.lookup(ref)
 	if stored == nil {
-		return statusErr(ReasonNotFound, "%s not found", ref)
+		return notFound(ref)
 	}
 	if err := s.preconditions(stored, opts.UID, opts.ResourceVersion); err != nil {
 		return err
