@@ -114,15 +114,6 @@ func (f Fields) Paths() []string {
 	return out
 }
 
-// Values returns the fields as a map, a new one.
-func (f Fields) Values() Values {
-	out := make(Values, len(f.kv))
-	for _, e := range f.kv {
-		out[e.path] = e.value
-	}
-	return out
-}
-
 // Set sets the value at path. f's variable gets new fields; other copies
 // keep theirs.
 func (f *Fields) Set(path string, v any) {

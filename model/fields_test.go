@@ -24,7 +24,6 @@ func TestFieldsReadInPathOrder(t *testing.T) {
 		paths = append(paths, p)
 	}
 	assert.Equal(t, f.Paths(), paths)
-	assert.Equal(t, Values{"a": "x", "b": int64(2), "c": true}, f.Values())
 	assert.Equal(t, `{a: "x", b: 2, c: true}`, f.String())
 }
 
