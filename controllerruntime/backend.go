@@ -23,24 +23,37 @@ type writer interface {
 // client only decodes what it reads and never modifies it, so the copy
 // Get and List make would be thrown away. The cluster's cache-mutation
 // detector checks, at the end of every step, that nothing was modified.
-type peekReader struct{ c model.Client }
+// Before each read it lets the time its reconcile waited pass in the model
+// (wait.go), so a reconcile that polls its cache sees it change.
+type peekReader struct {
+	c model.Client
+	w *waiter
+}
 
 func (p peekReader) Get(kind, namespace, name string) (*model.Object, error) {
+	p.w.catchUp()
 	return p.c.Peek(kind, namespace, name)
 }
 
 func (p peekReader) List(kind string, opts model.ListOptions) ([]*model.Object, error) {
+	p.w.catchUp()
 	return p.c.PeekList(kind, opts)
 }
 
-// liveReader reads a controller's API server through model.APIReader.
-type liveReader struct{ r model.APIReader }
+// liveReader reads a controller's API server through model.APIReader,
+// after letting the time its reconcile waited pass in the model.
+type liveReader struct {
+	r model.APIReader
+	w *waiter
+}
 
 func (l liveReader) Get(kind, namespace, name string) (*model.Object, error) {
+	l.w.catchUp()
 	return l.r.GetLive(kind, namespace, name)
 }
 
 func (l liveReader) List(kind string, opts model.ListOptions) ([]*model.Object, error) {
+	l.w.catchUp()
 	return l.r.ListLive(kind, opts)
 }
 

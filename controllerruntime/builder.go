@@ -192,8 +192,9 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		if !ok {
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
-		cl := &modelClient{env: b.m.env, cache: peekReader{mc}, live: liveReader{live}, w: mc, name: name}
-		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv, before: syncClock}
+		wt := newWaiter(mc, b.m.conv, m.clock.bubble)
+		cl := &modelClient{env: b.m.env, cache: peekReader{mc, wt}, live: liveReader{live, wt}, w: waitingWriter{mc, wt}, name: name}
+		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv, before: syncClock, waiter: wt}
 	}
 	if g := b.goal; g != nil {
 		e := b.m.env

@@ -187,7 +187,7 @@ func (a *projectAdapter) Reconcile(req model.Request) (model.Result, error) {
 	if a.c.logFor != nil {
 		ctx = log.IntoContext(ctx, a.c.logFor(&r))
 	}
-	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv, before: func() { a.m.clock.sync(a.m.cluster) }}).Reconcile(req)
+	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv, before: func() { a.m.clock.sync(a.m.cluster) }, waiter: a.c.pm.waiter}).Reconcile(req)
 }
 
 // projectManager is the manager.Manager a setup function gets, one per run
@@ -204,6 +204,9 @@ type projectManager struct {
 	errs    []error
 	webhook *webhookServer
 	events  eventSink
+	// waiter accounts for the time a reconcile of the bound controller
+	// waits (wait.go); nil for the unbound probe.
+	waiter *waiter
 }
 
 var _ manager.Manager = (*projectManager)(nil)
@@ -224,7 +227,8 @@ func (m *Manager) newProjectManager(mc model.Client, name string) *projectManage
 		if !ok {
 			panic(fmt.Sprintf("controllerruntime: the model's client %T does not read the API server", mc))
 		}
-		r, w, live = peekReader{mc}, mc, liveReader{api}
+		pm.waiter = newWaiter(mc, m.conv, m.clock.bubble)
+		r, w, live = peekReader{mc, pm.waiter}, waitingWriter{mc, pm.waiter}, liveReader{api, pm.waiter}
 		pm.events = eventSink{w: mc, conv: m.conv, now: mc.Now}
 	}
 	pm.client = &modelClient{env: e, cache: r, live: live, w: w, name: name}

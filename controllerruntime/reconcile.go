@@ -29,13 +29,22 @@ type adapter struct {
 	conv *convert.Converter
 	// before, if set, runs before each reconcile (the virtual clock).
 	before func()
+	// waiter, if set, lets the time the reconcile waits pass in the model
+	// (wait.go).
+	waiter *waiter
 }
 
 func (a *adapter) Reconcile(req model.Request) (model.Result, error) {
 	if a.before != nil {
 		a.before()
 	}
+	if a.waiter != nil {
+		a.waiter.begin()
+	}
 	res, err := a.r.Reconcile(a.ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: req.Namespace, Name: req.Name}})
+	if a.waiter != nil {
+		a.waiter.end()
+	}
 	if err != nil {
 		if errors.Is(err, reconcile.TerminalError(nil)) {
 			return model.Result{}, nil

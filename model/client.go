@@ -36,6 +36,11 @@ type Client interface {
 	LastSyncResourceVersion(kind string) (uint64, error)
 	// Now returns the virtual time.
 	Now() Time
+	// Wait lets d ticks of virtual time pass inside a reconcile: the
+	// controller's informers deliver meanwhile, and the rest of the cluster
+	// takes a fair round per tick (see wait.go and docs/design.md, "A
+	// reconcile that waits"). Outside a reconcile it is an error.
+	Wait(d Time) error
 }
 
 type client struct {

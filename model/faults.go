@@ -120,6 +120,13 @@ func (f Faults) Crash(controller string, down Time) error {
 	if ctl == nil {
 		return err
 	}
+	if ctl.wait.reconciling {
+		// It is waiting inside a reconcile (Client.Wait): the wait ends and
+		// the reconcile unwinds, then it crashes, as after a write.
+		ctl.wait.crash, ctl.crashDown = true, down
+		c.notef("down for %d, once its waiting reconcile unwinds", down)
+		return nil
+	}
 	ctl.crash(down)
 	c.notef("down for %d", down)
 	return nil

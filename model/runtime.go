@@ -26,6 +26,9 @@ type controller struct {
 	crashAfterWrites int
 	crashDown        Time
 
+	// wait is the reconcile in progress, which may wait (wait.go).
+	wait waitState
+
 	// lastReconcile is when each key was last reconciled, for diagnosis.
 	lastReconcile map[string]Time
 }
@@ -112,6 +115,7 @@ func (ctl *controller) crash(down Time) {
 // now.
 func (ctl *controller) heal() {
 	ctl.crashAfterWrites = 0
+	ctl.wait.crash = false
 	ctl.failures = nil
 	ctl.endPartition()
 	for _, inf := range ctl.informers {
@@ -134,8 +138,11 @@ func (ctl *controller) reconcile(key string) {
 	ns, name := SplitKey(key)
 	ctl.c.cur.Target, ctl.c.cur.Kind = Ref{Kind: ctl.spec.For, Namespace: ns, Name: name}, ActReconcile
 	writes := ctl.c.writes
+	ctl.wait = waitState{reconciling: true}
 	defer func() {
-		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: ctl.c.writes - writes}
+		own := ctl.c.writes - writes - ctl.wait.waited
+		ctl.wait = waitState{}
+		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: own}
 	}()
 	ctl.lastReconcile[key] = ctl.c.clock.Now()
 	var res Result

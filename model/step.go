@@ -66,9 +66,10 @@ func (inf *Informer) watchAction() ActionKind {
 }
 
 // reconcilable reports whether the controller is a running
-// level-triggered one with a key ready in its queue.
+// level-triggered one with a key ready in its queue, and not in the middle
+// of a reconcile (one that waits, see Client.Wait).
 func (ctl *controller) reconcilable() bool {
-	return ctl.up && ctl.rec != nil && ctl.queue.Len() > 0
+	return ctl.up && ctl.rec != nil && ctl.queue.Len() > 0 && !ctl.wait.reconciling
 }
 
 // Busy reports whether the cluster owes work (see ActionKind.Owed):

@@ -31,6 +31,9 @@ func (c *Converter) Ticks(d time.Duration) model.Time {
 	return model.Time((d + c.tick - 1) / c.tick)
 }
 
+// Tick returns the wall-clock length of one virtual tick.
+func (c *Converter) Tick() time.Duration { return c.tick }
+
 // metaToModel copies obj's metadata into mo.
 func (c *Converter) metaToModel(obj metav1.Object, mo *model.Object) error {
 	mo.Namespace = obj.GetNamespace()
