@@ -6,6 +6,12 @@ import (
 	"github.com/converge-sim/converge/model"
 )
 
+// Options configures the volume controller.
+type Options struct {
+	// Resync is the informer resync period; zero turns resync off.
+	Resync model.Time
+}
+
 // Controller returns the volume controller, named "volume": the binder and
 // resizer of claims, one status write per reconcile.
 //
@@ -18,11 +24,12 @@ import (
 //     the request, with the FileSystemResizePending condition), then the
 //     file system (capacity becomes the allocated size, the condition
 //     goes). Each step's own status event brings the claim back.
-func Controller() model.Controller {
+func Controller(opts Options) model.Controller {
 	return model.Controller{
-		Name:    "volume",
-		For:     ClaimKind,
-		Watches: []model.Watch{{Kind: ClassKind, Map: claimsOfClass}},
+		Name:         "volume",
+		For:          ClaimKind,
+		Watches:      []model.Watch{{Kind: ClassKind, Map: claimsOfClass}},
+		ResyncPeriod: opts.Resync,
 		NewReconciler: func(c model.Client) model.Reconciler {
 			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) { return reconcile(c, req) })
 		},

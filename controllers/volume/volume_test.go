@@ -34,7 +34,7 @@ func newWorld(t *testing.T, objs ...*model.Object) *world {
 	t.Helper()
 	c := model.NewCluster(model.Config{})
 	volume.Install(c)
-	require.NoError(t, c.AddController(volume.Controller()))
+	require.NoError(t, c.AddController(volume.Controller(volume.Options{})))
 	require.NoError(t, c.Apply(objs...))
 	require.NoError(t, c.Start())
 	w := &world{t: t, c: c}
