@@ -35,12 +35,13 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
 }
 
-// BenchmarkScenarioSteps runs the deployment and statefulset scenarios
-// as BenchmarkSimulatorSteps runs replicaset-level, under every healable
-// fault, and reports steps per second for each, so that the cost of a
-// StatefulSet run can be read beside a Deployment's.
+// BenchmarkScenarioSteps runs the deployment, statefulset and database
+// scenarios as BenchmarkSimulatorSteps runs replicaset-level, under every
+// healable fault, and reports steps per second for each, so that the cost
+// of a StatefulSet run, and of one with an operator and volumes, can be
+// read beside a Deployment's.
 func BenchmarkScenarioSteps(b *testing.B) {
-	for _, sc := range []properties.Scenario{scenarios.Deployment(), scenarios.StatefulSet()} {
+	for _, sc := range []properties.Scenario{scenarios.Deployment(), scenarios.StatefulSet(), scenarios.Database()} {
 		b.Run(sc.Name, func(b *testing.B) {
 			plan, err := properties.PlanFor(sc, scenarios.Healable)
 			if err != nil {

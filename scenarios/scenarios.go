@@ -16,7 +16,8 @@ func All() []properties.Scenario {
 	return []properties.Scenario{
 		ReplicaSetLevel(), ReplicaSetNoResync(), ReplicaSetEdge(),
 		ReplicaSetStale(), ReplicaSetExpectations(),
-		Deployment(), StatefulSet(), HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
+		Deployment(), StatefulSet(), DatabaseBroken(), Database(), DatabaseNoExpansion(),
+		HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
 	}
 }
 

@@ -468,3 +468,34 @@ func TestUnsetReplicasMeansOne(t *testing.T) {
 	assert.Equal(t, int64(1), w.set("web").Status.Int("readyReplicas"))
 	w.assertComplete()
 }
+
+// TestValidateForbidsChangingVolumeClaimTemplates: the server, with
+// Validate, refuses an update of a set's volumeClaimTemplates (or its
+// selector) as Kubernetes does, and accepts one of its replicas, template,
+// update strategy and retention policy.
+func TestValidateForbidsChangingVolumeClaimTemplates(t *testing.T) {
+	c := model.NewCluster(model.Config{})
+	c.Server().AddAdmission(statefulset.Validate)
+	require.NoError(t, c.Apply(statefulset.New("default", "web", 2, "app:v1", "data")))
+	get := func() *model.Object { return c.State().Get(statefulset.Kind, "default", "web").DeepCopy() }
+
+	for path, v := range map[string]any{
+		"volumeClaimTemplates[0].spec.resources.requests.storage": "2Gi",
+		"volumeClaimTemplates[1].metadata.name":                   "logs",
+		"selector.app":                                            "other",
+		"podManagementPolicy":                                     statefulset.Parallel,
+	} {
+		set := get()
+		set.Spec.Set(path, v)
+		err := c.Outside("user").Update(set)
+		require.True(t, model.IsInvalid(err), "%s: %v", path, err)
+		assert.ErrorContains(t, err, "spec: Forbidden: updates to statefulset spec for fields other than 'replicas'", path)
+	}
+	set := get()
+	set.Spec.Set("replicas", int64(3))
+	set.Spec.Set("template.image", "app:v2")
+	set.Spec.Set("updateStrategy.rollingUpdate.partition", int64(1))
+	set.Spec.Set("persistentVolumeClaimRetentionPolicy.whenScaled", statefulset.Delete)
+	require.NoError(t, c.Outside("user").Update(set))
+	assert.Equal(t, "1Gi", get().Spec.Str("volumeClaimTemplates[0].spec.resources.requests.storage"))
+}
