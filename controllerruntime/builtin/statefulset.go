@@ -18,7 +18,11 @@ import (
 // pod is ready for it when its Ready condition is True, as Kubelet sets
 // it. Call it once per cluster, before the cluster starts, with
 // Kubelet so that pods become ready; faults reach it as any controller.
-// An unset spec.replicas means one, as the API server defaults it.
+// An unset spec.replicas means one, as the API server defaults it. The
+// cluster's API server then validates StatefulSet updates as Kubernetes'
+// does (statefulset.Validate): an update of volumeClaimTemplates, the
+// selector or another fixed field is Invalid.
 func StatefulSets(m *crt.Manager, opts statefulset.Options) error {
+	m.Cluster().Server().AddAdmission(statefulset.Validate)
 	return m.Cluster().AddController(statefulset.Controller(opts))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -236,4 +237,30 @@ func TestTypedStatefulSetConvergesUnderFaults(t *testing.T) {
 		t.Fatalf("must converge:\n%s\n%v", cx.Report(), cx.Trace)
 	}
 	assert.Equal(t, 40, res.Runs)
+}
+
+// TestTypedStatefulSetUpdatesAreValidated: with builtin.StatefulSets, the
+// API server accepts a typed update of a StatefulSet's replicas and refuses
+// one of its volumeClaimTemplates as Invalid, as Kubernetes does; an
+// operator that wants bigger volumes must patch the claims.
+func TestTypedStatefulSetUpdatesAreValidated(t *testing.T) {
+	ctx := context.Background()
+	c := model.NewCluster(model.Config{})
+	mgr, err := crt.NewManager(c, converter(t), crt.ManagerOptions{})
+	require.NoError(t, err)
+	require.NoError(t, builtin.StatefulSets(mgr, statefulset.Options{}))
+	user := mgr.OutsideClient("user")
+	require.NoError(t, user.Create(ctx, typedStatefulSet("web", 2)))
+
+	var set appsv1.StatefulSet
+	require.NoError(t, user.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &set))
+	set.Spec.Replicas = new(int32(3))
+	require.NoError(t, user.Update(ctx, &set), "replicas may change")
+
+	require.NoError(t, user.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &set))
+	set.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
+	err = user.Update(ctx, &set)
+	require.Error(t, err)
+	assert.True(t, apierrors.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "updates to statefulset spec for fields other than")
 }

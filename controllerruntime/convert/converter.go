@@ -138,11 +138,17 @@ func preferred(groups map[string]schema.GroupVersionKind) (schema.GroupVersionKi
 	return best, unique
 }
 
-// versionRank orders the versions of a group as the scheme prefers them.
+// versionRank orders the versions of a group that have a kind: a stable
+// version before an alpha or beta one (client-go's scheme registers
+// storage.k8s.io/v1beta1 before v1, yet StorageClass stands for v1, as on
+// an API server), then as the scheme prefers them.
 func versionRank(scheme *runtime.Scheme, gvk schema.GroupVersionKind) int {
 	i := slices.Index(scheme.PrioritizedVersionsForGroup(gvk.Group), gvk.GroupVersion())
 	if i < 0 {
-		return 1 << 30
+		i = 1 << 20
+	}
+	if strings.Contains(gvk.Version, "alpha") || strings.Contains(gvk.Version, "beta") {
+		i += 1 << 24
 	}
 	return i
 }

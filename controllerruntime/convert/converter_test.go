@@ -216,6 +216,13 @@ func TestKindsAreNamedByKindAlone(t *testing.T) {
 	gvk, err = c.GVK("Event")
 	require.NoError(t, err)
 	assert.Equal(t, "v1", gvk.GroupVersion().String(), "the core group wins")
+	// client-go's scheme registers these groups' beta versions first; an
+	// API server serves the stable one.
+	for kind, want := range map[string]string{"StorageClass": "storage.k8s.io/v1", "Lease": "coordination.k8s.io/v1", "PriorityClass": "scheduling.k8s.io/v1"} {
+		gvk, err = c.GVK(kind)
+		require.NoError(t, err)
+		assert.Equal(t, want, gvk.GroupVersion().String(), "%s: the stable version over a beta", kind)
+	}
 	_, err = c.ToModel(&eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e"}})
 	assert.ErrorContains(t, err, "pin it with Options.Prefer")
 
