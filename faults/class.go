@@ -61,6 +61,9 @@ var catalog = map[Kind]kindInfo{
 	KindPartition: {Faithful,
 		"a controller cannot reach the API server for D ticks: writes fail, watches break; it rewatches or relists after",
 		"networks split and API servers restart"},
+	KindTimeTravel: {Faithful,
+		"a watch breaks, or a controller restarts, and it relists from a server K resourceVersions behind what it had seen: an exact past state, then the later events in order",
+		"with several API servers or a lagging watch cache, a relist can be served by a server behind the one the controller read before"},
 }
 
 // ClassOf returns the class of a fault kind.
