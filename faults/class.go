@@ -62,8 +62,8 @@ var catalog = map[Kind]kindInfo{
 		"a controller cannot reach the API server for D ticks: writes fail, watches break; it rewatches or relists after",
 		"networks split and API servers restart"},
 	KindTimeTravel: {Faithful,
-		"a watch breaks, or a controller restarts, and it relists from a server K resourceVersions behind what it had seen: an exact past state, then the later events in order",
-		"with several API servers or a lagging watch cache, a relist can be served by a server behind the one the controller read before"},
+		"a controller restarts and lists from a server K resourceVersions behind what it had seen: an exact past state, then the later events in order",
+		"a restarted informer's first list may be served by a lagging API server's watch cache, behind the server the controller read before the restart"},
 }
 
 // ClassOf returns the class of a fault kind.

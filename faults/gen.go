@@ -163,12 +163,9 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 	case KindPartition:
 		return Partition{Controller: controller().Controller, For: duration("for")}
 	case KindTimeTravel:
-		target := controller()
+		target := controller().Controller
 		behind := uint64(rapid.IntRange(1, maxTravel).Draw(t, "behind"))
-		if rapid.Bool().Draw(t, "restart") {
-			return TimeTravel{Controller: target.Controller, Behind: behind, Restart: true, Down: duration("down")}
-		}
-		return TimeTravel{Controller: target.Controller, Resource: resource(target), Behind: behind}
+		return TimeTravel{Controller: target, Behind: behind, Down: duration("down")}
 	case KindAPIError:
 		target := controller()
 		kinds := ErrorKinds()

@@ -110,7 +110,6 @@ type wireFault struct {
 	Choice      int        `json:"choice,omitempty"`
 	Recreate    bool       `json:"recreate,omitempty"`
 	Persistent  bool       `json:"persistent,omitempty"`
-	Restart     bool       `json:"restart,omitempty"`
 }
 
 // MarshalJSON writes the schedule as a list of flat fault objects.
@@ -136,7 +135,7 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 		case APIError:
 			w.Controller, w.Error, w.Count = f.Controller, f.Error, f.Count
 		case TimeTravel:
-			w.Controller, w.Resource, w.Behind, w.Restart, w.Down = f.Controller, f.Resource, f.Behind, f.Restart, f.Down
+			w.Controller, w.Behind, w.Down = f.Controller, f.Behind, f.Down
 		case Edit:
 			w.Resource, w.Path, w.Min, w.Max, w.Values, w.Recreate = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values, f.Target.Recreate
 			w.Pick, w.Value, w.Choice = f.Pick, f.Value, f.Choice
@@ -222,17 +221,10 @@ func (w wireFault) fault() (Fault, error) {
 		if w.Behind < 1 {
 			return nil, errors.New("needs behind >= 1")
 		}
-		f := TimeTravel{Controller: w.Controller, Resource: w.Resource, Behind: w.Behind, Restart: w.Restart, Down: w.Down}
-		if w.Restart {
-			if w.Controller == "" || w.Resource != "" {
-				return nil, errors.New("a restart needs a controller and no resource")
-			}
-			return f, positive("down", w.Down)
+		if w.Controller == "" {
+			return nil, errors.New("needs a controller")
 		}
-		if w.Down != 0 {
-			return nil, errors.New("down needs restart")
-		}
-		return f, informer()
+		return TimeTravel{Controller: w.Controller, Behind: w.Behind, Down: w.Down}, positive("down", w.Down)
 	case KindEdit, KindRival:
 		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max, Values: w.Values, Recreate: w.Recreate}
 		if err := target.validate(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -30,8 +31,8 @@ func (q *quietTB) Failed() bool          { return q.failed }
 
 // TestTimeTravelShrinksTowardFewerVersionsAndEarlier: a failure that needs
 // a time travel of at least 4 versions at t >= 7 shrinks to exactly that:
-// one fault, 4 versions behind, at t=7, in the simpler form (a broken watch
-// of the first controller's first kind), as stale and expire shrink.
+// one fault, 4 versions behind, at t=7, aimed at the first controller and
+// down for the shortest time, as stale and restart shrink.
 func TestTimeTravelShrinksTowardFewerVersionsAndEarlier(t *testing.T) {
 	gen := faults.Schedules(faults.Mix{faults.KindExpire, faults.KindTimeTravel}, topo, budget)
 	var last faults.Schedule
@@ -46,37 +47,29 @@ func TestTimeTravelShrinksTowardFewerVersionsAndEarlier(t *testing.T) {
 		}
 	})
 	require.True(t, tb.failed, "no schedule had a time travel")
-	assert.Equal(t, faults.Schedule{{At: 7, Fault: faults.TimeTravel{Controller: "a", Resource: "Pod", Behind: 4}}}, last)
+	assert.Equal(t, faults.Schedule{{At: 7, Fault: faults.TimeTravel{Controller: "a", Behind: 4, Down: 1}}}, last)
 }
 
-func TestTimeTravelPrintsAndChecksBothForms(t *testing.T) {
-	watch := faults.TimeTravel{Controller: "a", Resource: "Pod", Behind: 3}
-	restart := faults.TimeTravel{Controller: "a", Behind: 3, Restart: true, Down: 2}
-	assert.Equal(t, "timetravel: the Pod watch of a breaks; it relists from a server 3 versions behind", watch.String())
-	assert.Equal(t, "timetravel: restart a (down 2 ticks); it relists from a server 3 versions behind", restart.String())
+func TestTimeTravelPrintsAndIsChecked(t *testing.T) {
+	f := faults.TimeTravel{Controller: "a", Behind: 3, Down: 2}
+	assert.Equal(t, "timetravel: restart a (down 2 ticks); it relists from a server 3 versions behind", f.String())
+	assert.Equal(t, model.Time(2), faults.Lasts(f))
 	mix := faults.Mix{faults.KindTimeTravel}
-	for _, f := range []faults.TimeTravel{watch, restart} {
-		assert.NoError(t, faults.Schedule{{At: 1, Fault: f}}.Fits(mix, topo, budget))
-	}
+	assert.NoError(t, faults.Schedule{{At: 1, Fault: f}}.Fits(mix, topo, budget))
 	for f, msg := range map[faults.TimeTravel]string{
-		{Controller: "a", Resource: "Pod", Behind: 13}:                        "behind 13: must be in [1, 12]",
-		{Controller: "a", Resource: "Pod"}:                                    "behind 0: must be in [1, 12]",
-		{Controller: "b", Resource: "ReplicaSet", Behind: 1}:                  `resource "ReplicaSet": controller b watches only [Pod]`,
-		{Controller: "a", Behind: 1, Restart: true}:                           "down 0: must be in [1, 7]",
-		{Controller: "a", Resource: "Pod", Behind: 1, Down: 2}:                "down 2: must be in [0, 0]",
-		{Controller: "z", Behind: 1, Restart: true, Down: 1}:                  `controller "z"`,
-		{Controller: "a", Resource: "Pod", Behind: 1, Restart: true, Down: 1}: "a restart relists every informer",
+		{Controller: "a", Behind: 13, Down: 1}: "behind 13: must be in [1, 12]",
+		{Controller: "a", Down: 1}:             "behind 0: must be in [1, 12]",
+		{Controller: "a", Behind: 1}:           "down 0: must be in [1, 7]",
+		{Controller: "z", Behind: 1, Down: 1}:  `controller "z"`,
 	} {
 		err := faults.Schedule{{At: 1, Fault: f}}.Fits(mix, topo, budget)
 		require.Error(t, err, "%+v", f)
 		assert.Contains(t, err.Error(), msg)
 	}
 	for input, msg := range map[string]string{
-		`[{"at":1,"kind":"timetravel","controller":"a","resource":"Pod"}]`:                                    "needs behind >= 1",
-		`[{"at":1,"kind":"timetravel","controller":"a","behind":2}]`:                                          "needs controller and resource",
-		`[{"at":1,"kind":"timetravel","controller":"a","behind":2,"restart":true}]`:                           "needs a positive down",
-		`[{"at":1,"kind":"timetravel","controller":"a","resource":"Pod","behind":2,"down":3}]`:                "down needs restart",
-		`[{"at":1,"kind":"timetravel","controller":"a","resource":"Pod","behind":2,"restart":true,"down":1}]`: "no resource",
+		`[{"at":1,"kind":"timetravel","controller":"a","down":1}]`:   "needs behind >= 1",
+		`[{"at":1,"kind":"timetravel","behind":2,"down":1}]`:         "needs a controller",
+		`[{"at":1,"kind":"timetravel","controller":"a","behind":2}]`: "needs a positive down",
 	} {
 		var s faults.Schedule
 		err := json.Unmarshal([]byte(input), &s)

@@ -80,23 +80,11 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 		}
 		return duration("for", f.For, 1)
 	case TimeTravel:
-		if f.Restart {
-			if err := controller(topo, f.Controller); err != nil {
-				return err
-			}
-			if f.Resource != "" {
-				return fmt.Errorf("resource %q: a restart relists every informer and names none", f.Resource)
-			}
-			if err := duration("down", f.Down, 1); err != nil {
-				return err
-			}
-		} else {
-			if err := watched(topo, f.Controller, f.Resource); err != nil {
-				return err
-			}
-			if err := within("down", int64(f.Down), 0, 0); err != nil {
-				return err
-			}
+		if err := controller(topo, f.Controller); err != nil {
+			return err
+		}
+		if err := duration("down", f.Down, 1); err != nil {
+			return err
 		}
 		return within("behind", int64(f.Behind), 1, maxTravel)
 	case APIError:

@@ -36,8 +36,8 @@ type Informer struct {
 	// have followed it (the stale fault).
 	lag uint64
 	// travel, while set, makes the next relist read the server's view at
-	// travelTo, behind the newest state the informer had seen, and watch
-	// on from there (the timetravel fault).
+	// travelTo, behind travelSeen, the newest state the controller had
+	// seen, and watch on from there (the timetravel fault).
 	travel               bool
 	travelSeen, travelTo uint64
 }
@@ -389,5 +389,5 @@ func (inf *Informer) stop() {
 // that has not relisted yet.
 func (inf *Informer) disarm() {
 	inf.drops, inf.dupes, inf.delays, inf.lag = 0, 0, nil, 0
-	inf.travel, inf.travelTo = false, 0
+	inf.travel, inf.travelSeen, inf.travelTo = false, 0, 0
 }

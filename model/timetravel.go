@@ -11,9 +11,9 @@ type Travel struct {
 	Kind       string
 	At         Time
 	Step       int
-	// Seen is the newest resourceVersion the informer (or, after a
-	// restart, the controller) had seen; From is the resourceVersion of
-	// the view it listed, Seen-From versions behind.
+	// Seen is the newest resourceVersion the controller had seen before
+	// it crashed; From is the resourceVersion of the view it listed,
+	// Seen-From versions behind.
 	Seen, From uint64
 	// Old are the objects whose state in the view differs from the
 	// server's at the relist: the listed ones in key order, then those the
@@ -22,7 +22,7 @@ type Travel struct {
 }
 
 // Behind returns how many resourceVersions behind the newest state it had
-// seen the informer listed.
+// seen the controller listed.
 func (t Travel) Behind() uint64 { return t.Seen - t.From }
 
 // Travelled is one object a time travel showed in an old state: Then is
@@ -40,27 +40,17 @@ func (t Travelled) Ref() Ref {
 	return t.Now.Ref()
 }
 
-// TimeTravel breaks the watch of controller's informer for kind; it relists
-// from a server behind resourceVersions behind the newest state it had
-// seen, an exact past state kept from the server's history (Server.ViewAt),
-// and then watches from there, so it catches up event by event as the
-// lagging server does. A view older than the retained history is clamped
-// to its oldest resourceVersion.
-func (f Faults) TimeTravel(controller, kind string, behind uint64) error {
-	return f.c.armInformer(controller, kind, func(inf *Informer) {
-		if inf.watch != nil || inf.broken {
-			inf.breakWatch()
-			inf.mustRelist = true
-			inf.travelBack(inf.lastRV, behind)
-		}
-	})
-}
-
-// RestartBehind crashes controller for down ticks, as Crash does, and when
-// it comes back every informer lists from a server behind resourceVersions
-// behind the newest state the controller had seen, then catches up as
-// TimeTravel's informer does.
-func (f Faults) RestartBehind(controller string, behind uint64, down Time) error {
+// TimeTravel crashes controller for down ticks, as Crash does; when it
+// comes back, every informer lists from a server behind resourceVersions
+// behind the newest state the controller had seen: an exact past state kept
+// from the server's history (Server.ViewAt), clamped to the oldest
+// retained resourceVersion. Each informer then watches from the view's
+// resourceVersion, so it catches up event by event as the lagging server
+// does. This is client-go's time travel: a restarted informer's first list
+// may be served by an API server's watch cache that is behind, while a
+// running informer relists at its last synced resourceVersion and never
+// goes back (docs/design.md, section "Time travel").
+func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
 	c := f.c
 	ctl, err := c.running(controller)
 	if ctl == nil {
@@ -116,6 +106,6 @@ func (inf *Informer) travelList() ([]*Object, uint64) {
 		return true
 	})
 	c.travels = append(c.travels, t)
-	c.notef("relisted %d from a server %d versions behind (resourceVersion %d)", len(listed), t.Behind(), from)
+	c.notef("relisted %d from a server %d behind (resourceVersion %d)", len(listed), t.Behind(), from)
 	return listed, from
 }

@@ -26,6 +26,7 @@ func TestDiagnosisGolden(t *testing.T) {
 		{"replicaset-noresync", faults.Mix{faults.KindDrop}, 43},
 		{"hpa-gitops-fight", faults.Mix{}, 1},
 		{"pdb-drain", faults.Mix{}, 1},
+		{"timetravel", faults.Mix{faults.KindTimeTravel}, 92},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			sc, ok := scenarios.ByName(tc.scenario)

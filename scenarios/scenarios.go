@@ -17,6 +17,7 @@ func All() []properties.Scenario {
 		ReplicaSetLevel(), ReplicaSetNoResync(), ReplicaSetEdge(),
 		ReplicaSetStale(), ReplicaSetExpectations(),
 		Deployment(), StatefulSet(), HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
+		TimeTravel(), TimeTravelFixed(),
 	}
 }
 
@@ -171,7 +172,10 @@ func ReplicaSetStale() properties.Scenario {
 
 // ReplicaSetExpectations is the same controller with expectations: it
 // waits for its cache to see its own writes and keeps the invariant under
-// every healable fault but apierror. An ambiguous timeout (the create
+// every healable fault but apierror, and but timetravel: restarted, it has
+// no expectations left, and a list from a server behind lacks pods it
+// created before the crash, so it creates them again (as Kubernetes' own
+// ReplicaSet controller would, restarted against a lagging watch cache). An ambiguous timeout (the create
 // landed, the controller saw an error) is not expected, so the next
 // reconcile may create again, as with Kubernetes' own ReplicaSet
 // controller, which lowers its expectations on a failed create; the search
@@ -190,6 +194,7 @@ func ReplicaSetExpectations() properties.Scenario {
 				faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
 				faults.KindStale, faults.KindEdit, faults.KindPartition,
 			}},
+			{Faults: faults.Mix{faults.KindTimeTravel}, Fails: properties.InvariantBroken},
 		},
 	}
 }

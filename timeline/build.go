@@ -459,7 +459,7 @@ func (b *builder) faultSpan(f faults.Fault, step, rec, obj int) {
 			b.openSpan(l, "down", step, rec, obj)
 		}
 	case faults.TimeTravel:
-		if l, ok := b.ctrlLane[f.Controller]; ok && f.Restart {
+		if l, ok := b.ctrlLane[f.Controller]; ok {
 			b.openSpan(l, "down", step, rec, obj)
 		}
 	}
