@@ -64,7 +64,7 @@ func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
 	for _, inf := range ctl.informers {
 		inf.travelBack(seen, behind)
 	}
-	c.notef("down for %d; relists %d versions behind resourceVersion %d", down, behind, seen)
+	c.notef("down for %d; relists %d behind resourceVersion %d", down, behind, seen)
 	return nil
 }
 

@@ -28,7 +28,7 @@ const Fuzzrun = "go run ./cmd/fuzzrun"
 // Healable is every fault kind that heals at quiescence: all but rival.
 var Healable = faults.Mix{
 	faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
-	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition,
+	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel,
 }
 
 // ByName returns the built-in scenario with this name.

@@ -8,12 +8,9 @@ import (
 )
 
 // faithfulHealable is every faithful fault kind that heals at quiescence
-// (all but rival): what a controller that needs no resync must converge
-// under.
-var faithfulHealable = faults.Mix{
-	faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale,
-	faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel,
-}
+// (Healable but drop): what a controller that needs no resync must
+// converge under.
+var faithfulHealable, _ = Healable.Split()
 
 // TimeTravel is the App controller that deletes an App's volumes by name
 // when it sees the App deleting (examples/broken.DeletesByName), while a
