@@ -61,6 +61,9 @@ var catalog = map[Kind]kindInfo{
 	KindPartition: {Faithful,
 		"a controller cannot reach the API server for D ticks: writes fail, watches break; it rewatches or relists after",
 		"networks split and API servers restart"},
+	KindTimeTravel: {Faithful,
+		"a controller restarts and lists from a server K resourceVersions behind what it had seen: an exact past state, then the later events in order",
+		"a restarted informer's first list may be served by a lagging API server's watch cache, behind the server the controller read before the restart"},
 }
 
 // ClassOf returns the class of a fault kind.

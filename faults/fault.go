@@ -34,11 +34,13 @@ const (
 	KindRival     Kind = "rival"
 	KindAPIError  Kind = "apierror"
 	KindPartition Kind = "partition"
+	// KindTimeTravel is a relist from a server behind (TimeTravel).
+	KindTimeTravel Kind = "timetravel"
 )
 
 // Kinds returns every fault kind, in the order `fuzzrun -list` shows them.
 func Kinds() []Kind {
-	return []Kind{KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindEdit, KindRival, KindAPIError, KindPartition}
+	return []Kind{KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindEdit, KindRival, KindAPIError, KindPartition, KindTimeTravel}
 }
 
 // Describe says what a fault kind does, in a sentence.
@@ -121,6 +123,8 @@ func Lasts(f Fault) model.Time {
 		return f.Down
 	case Partition:
 		return f.For
+	case TimeTravel:
+		return f.Down
 	}
 	return 0
 }

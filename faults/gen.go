@@ -60,7 +60,7 @@ func Check(mix Mix, topo Topology, b Budget) error {
 	}
 	for _, k := range mix {
 		switch k {
-		case KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindAPIError, KindPartition:
+		case KindDrop, KindDuplicate, KindDelay, KindExpire, KindRestart, KindStale, KindAPIError, KindPartition, KindTimeTravel:
 		case KindEdit:
 			if len(topo.Edits) == 0 {
 				errs = append(errs, errors.New("fault kind edit needs edit targets in the scenario"))
@@ -109,10 +109,11 @@ func Schedules(mix Mix, topo Topology, b Budget) *rapid.Generator[Schedule] {
 
 // Limits of drawn parameters.
 const (
-	maxBehind      = 5 // stale: resourceVersions behind
-	maxAfterWrites = 2 // restart: writes before a mid-reconcile crash
-	maxFailures    = 3 // apierror: failing writes
-	maxPick        = 7 // edit, rival: object index
+	maxBehind      = 5  // stale: resourceVersions behind
+	maxAfterWrites = 2  // restart: writes before a mid-reconcile crash
+	maxFailures    = 3  // apierror: failing writes
+	maxPick        = 7  // edit, rival: object index
+	maxTravel      = 12 // timetravel: resourceVersions behind
 )
 
 // drawValue draws what an edit or rival of target sets: an integer in
@@ -161,6 +162,10 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 		return Restart{Controller: target.Controller, Down: down, AfterWrites: after}
 	case KindPartition:
 		return Partition{Controller: controller().Controller, For: duration("for")}
+	case KindTimeTravel:
+		target := controller().Controller
+		behind := uint64(rapid.IntRange(1, maxTravel).Draw(t, "behind"))
+		return TimeTravel{Controller: target, Behind: behind, Down: duration("down")}
 	case KindAPIError:
 		target := controller()
 		kinds := ErrorKinds()

@@ -134,6 +134,8 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 			w.Controller, w.For = f.Controller, f.For
 		case APIError:
 			w.Controller, w.Error, w.Count = f.Controller, f.Error, f.Count
+		case TimeTravel:
+			w.Controller, w.Behind, w.Down = f.Controller, f.Behind, f.Down
 		case Edit:
 			w.Resource, w.Path, w.Min, w.Max, w.Values, w.Recreate = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values, f.Target.Recreate
 			w.Pick, w.Value, w.Choice = f.Pick, f.Value, f.Choice
@@ -215,6 +217,14 @@ func (w wireFault) fault() (Fault, error) {
 			return nil, err
 		}
 		return APIError{Controller: w.Controller, Error: w.Error, Count: w.Count}, nil
+	case KindTimeTravel:
+		if w.Behind < 1 {
+			return nil, errors.New("needs behind >= 1")
+		}
+		if w.Controller == "" {
+			return nil, errors.New("needs a controller")
+		}
+		return TimeTravel{Controller: w.Controller, Behind: w.Behind, Down: w.Down}, positive("down", w.Down)
 	case KindEdit, KindRival:
 		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max, Values: w.Values, Recreate: w.Recreate}
 		if err := target.validate(); err != nil {

@@ -79,6 +79,14 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 			return err
 		}
 		return duration("for", f.For, 1)
+	case TimeTravel:
+		if err := controller(topo, f.Controller); err != nil {
+			return err
+		}
+		if err := duration("down", f.Down, 1); err != nil {
+			return err
+		}
+		return within("behind", int64(f.Behind), 1, maxTravel)
 	case APIError:
 		if err := controller(topo, f.Controller); err != nil {
 			return err

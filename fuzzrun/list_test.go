@@ -17,4 +17,6 @@ func TestListShowsEachFaultKindsClassAndWhy(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`(?m)^  drop +adversarial +an event's notification`), out)
 	assert.Regexp(t, regexp.MustCompile(`(?m)^  apierror +faithful +a controller's next writes fail`), out)
 	assert.Regexp(t, regexp.MustCompile(`(?m)^ +why: client-go never loses a notification`), out)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^  timetravel +faithful +a controller restarts and lists from a server K resourceVersions behind`), out)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^ +why: a restarted informer's first list may be served by a lagging API server's watch cache`), out)
 }

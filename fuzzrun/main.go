@@ -124,7 +124,7 @@ func list(w io.Writer, scenarios []properties.Scenario) {
 	fmt.Fprintln(w, "fault kinds (class: faithful = real API servers and client-go do it; adversarial = stands for a handler bug):")
 	for _, k := range faults.Kinds() {
 		class, _ := faults.ClassOf(k)
-		fmt.Fprintf(w, "  %-9s %-11s %s\n  %-9s %-11s why: %s\n", k, class, faults.Describe(k), "", "", faults.Why(k))
+		fmt.Fprintf(w, "  %-10s %-11s %s\n  %-10s %-11s why: %s\n", k, class, faults.Describe(k), "", "", faults.Why(k))
 	}
 	fmt.Fprintln(w, "strategies:")
 	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyRandom, "rapid draws every step of the fault phase (the default)")

@@ -196,3 +196,22 @@ func TestReplayOfASeedAsJSONLines(t *testing.T) {
 	}
 	assert.Positive(t, n)
 }
+
+// TestTimeTravelRows: a campaign over the time-travel pair shows the
+// broken row failing with its invariant under timetravel alone, a
+// faithful fault, and the fixed row converging under every faithful fault.
+func TestTimeTravelRows(t *testing.T) {
+	code, out, stderr := run("-json", "-scenario", "timetravel,timetravel-fixed", "-runs", "30", "-workers", "2")
+	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	evs := events(t, out)
+	require.Len(t, evs["row"], 3)
+	for _, row := range evs["row"] {
+		assert.Equal(t, true, row["ok"], row)
+		if row["scenario"] == "timetravel" {
+			assert.Equal(t, "invariant", row["first_verdict"], row)
+			assert.InDelta(t, 0, row["adversarial"], 0, row)
+		} else {
+			assert.InDelta(t, 0, row["failures"], 0, row)
+		}
+	}
+}

@@ -90,6 +90,7 @@ type Cluster struct {
 	panic         *Panic
 	pendingCrash  []*controller
 	dropped       []Dropped
+	travels       []Travel
 	filtered      []Filtered
 	mapped        map[Mapped]Mapped // by Controller, Object and Key alone
 	writes        int

@@ -35,6 +35,11 @@ type Informer struct {
 	// behind the server: an event is delivered only once lag more writes
 	// have followed it (the stale fault).
 	lag uint64
+	// travel, while set, makes the next relist read the server's view at
+	// travelTo, behind travelSeen, the newest state the controller had
+	// seen, and watch on from there (the timetravel fault).
+	travel               bool
+	travelSeen, travelTo uint64
 }
 
 // heldBack is an event a delay fault holds until its timer releases it.
@@ -250,11 +255,15 @@ func (inf *Informer) relist() int {
 	srv := inf.ctrl.c.server
 	srv.StopWatch(inf.watch)
 	var listed []*Object
-	srv.Each(inf.kind, ListOptions{}, func(o *Object) bool {
-		listed = append(listed, o)
-		return true
-	})
 	rv := srv.Revision()
+	if inf.travel {
+		listed, rv = inf.travelList()
+	} else {
+		srv.Each(inf.kind, ListOptions{}, func(o *Object) bool {
+			listed = append(listed, o)
+			return true
+		})
+	}
 	w, err := srv.Watch(inf.kind, rv)
 	if err != nil {
 		panic("model: watch from the current resourceVersion failed: " + err.Error())
@@ -376,7 +385,9 @@ func (inf *Informer) stop() {
 	inf.resync = nil
 }
 
-// disarm clears every armed fault and ends a lag.
+// disarm clears every armed fault, ends a lag and cancels a time travel
+// that has not relisted yet.
 func (inf *Informer) disarm() {
 	inf.drops, inf.dupes, inf.delays, inf.lag = 0, 0, nil, 0
+	inf.travel, inf.travelSeen, inf.travelTo = false, 0, 0
 }

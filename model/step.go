@@ -134,7 +134,8 @@ func (c *Cluster) Do(a Action) {
 		inf := c.informers[a.Index]
 		c.begin(inf.ctrl.spec.Name, "rewatch", inf.kind)
 		c.cur.Informer = inf.kind
-		if inf.rewatch() {
+		travel := inf.travel
+		if inf.rewatch() && !travel {
 			c.note(Note{Kind: NoteExpired, N: int64(inf.cache.len())})
 		}
 	case ActReconcile:

@@ -33,6 +33,10 @@ func (t EventType) String() string {
 type Event struct {
 	Type   EventType
 	Object *Object
+	// Old is the stored state the write replaced: nil for Added. With it
+	// the history can be undone back to any retained resourceVersion
+	// (Server.ViewAt).
+	Old *Object
 	// At is the virtual time of the write.
 	At Time
 }
@@ -45,7 +49,7 @@ func (e Event) String() string { return e.Type.String() + " " + e.Object.String(
 
 func (s *Server) emit(t EventType, o *Object, w Write) {
 	o.writer = w.Caller
-	e := Event{Type: t, Object: o, At: s.now()}
+	e := Event{Type: t, Object: o, Old: w.Old, At: s.now()}
 	w.Rev = o.ResourceVersion
 	s.history = append(s.history, e)
 	if len(s.history) >= 2*s.window {

@@ -70,6 +70,9 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 			}
 		}
 		add(lastFiltered(c, u.Controller, u.Object))
+		for _, line := range travelLines(c, u.Controller) {
+			add(line)
+		}
 		for _, line := range faultHistory(c, sched, u.Controller) {
 			add(line)
 		}
@@ -384,13 +387,21 @@ func rewrites(c *model.Cluster, quietFrom int) []string {
 	return out
 }
 
-// diagnoseStep shows the step that broke an invariant or panicked.
+// diagnoseStep shows the step that broke an invariant or panicked, and
+// what its actor saw if it relisted from a server behind.
 func diagnoseStep(c *model.Cluster) []string {
 	recs := c.Trace().Records
 	if len(recs) == 0 {
 		return nil
 	}
-	return []string{"the step: " + recs[len(recs)-1].String()}
+	last := &recs[len(recs)-1]
+	out := append([]string{"the step: " + last.String()}, travelLines(c, last.Actor)...)
+	if len(out) > 1 {
+		if line := cachedBehind(c, last.Actor, last.Target); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // lastActed says when controller last reconciled the object or, for an

@@ -8,6 +8,7 @@ import (
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -89,6 +90,12 @@ func faultKindCases() []faultKindCase {
 			broken:  properties.Scenario{Name: "first-seen-primary", Build: primaryWorld(broken.FirstSeenPrimary())},
 			verdict: properties.GoalUnmet,
 			correct: reference,
+		},
+		{
+			kind:    faults.KindTimeTravel,
+			broken:  scenarios.TimeTravel(),
+			verdict: properties.InvariantBroken,
+			correct: scenarios.TimeTravelFixed(),
 		},
 	}
 }

@@ -18,6 +18,7 @@ func All() []properties.Scenario {
 		ReplicaSetStale(), ReplicaSetExpectations(),
 		Deployment(), StatefulSet(), DatabaseBroken(), Database(), DatabaseNoExpansion(),
 		HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
+		TimeTravel(), TimeTravelFixed(),
 	}
 }
 
@@ -28,7 +29,7 @@ const Fuzzrun = "go run ./cmd/fuzzrun"
 // Healable is every fault kind that heals at quiescence: all but rival.
 var Healable = faults.Mix{
 	faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
-	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition,
+	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel,
 }
 
 // ByName returns the built-in scenario with this name.
@@ -172,7 +173,10 @@ func ReplicaSetStale() properties.Scenario {
 
 // ReplicaSetExpectations is the same controller with expectations: it
 // waits for its cache to see its own writes and keeps the invariant under
-// every healable fault but apierror. An ambiguous timeout (the create
+// every healable fault but apierror, and but timetravel: restarted, it has
+// no expectations left, and a list from a server behind lacks pods it
+// created before the crash, so it creates them again (as Kubernetes' own
+// ReplicaSet controller would, restarted against a lagging watch cache). An ambiguous timeout (the create
 // landed, the controller saw an error) is not expected, so the next
 // reconcile may create again, as with Kubernetes' own ReplicaSet
 // controller, which lowers its expectations on a failed create; the search
@@ -191,6 +195,7 @@ func ReplicaSetExpectations() properties.Scenario {
 				faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
 				faults.KindStale, faults.KindEdit, faults.KindPartition,
 			}},
+			{Faults: faults.Mix{faults.KindTimeTravel}, Fails: properties.InvariantBroken},
 		},
 	}
 }

@@ -442,7 +442,8 @@ func flatten(o *model.Object) map[string]string {
 }
 
 // faultSpan opens the span a fault starts, if it has one: a lag on the
-// informer's lane, a partition or an immediate crash on the controller's.
+// informer's lane, a partition or an immediate crash (a restart's, or a
+// time travel's) on the controller's.
 func (b *builder) faultSpan(f faults.Fault, step, rec, obj int) {
 	switch f := f.(type) {
 	case faults.Stale:
@@ -455,6 +456,10 @@ func (b *builder) faultSpan(f faults.Fault, step, rec, obj int) {
 		}
 	case faults.Restart:
 		if l, ok := b.ctrlLane[f.Controller]; ok && f.AfterWrites == 0 {
+			b.openSpan(l, "down", step, rec, obj)
+		}
+	case faults.TimeTravel:
+		if l, ok := b.ctrlLane[f.Controller]; ok {
 			b.openSpan(l, "down", step, rec, obj)
 		}
 	}

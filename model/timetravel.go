@@ -1,0 +1,111 @@
+package model
+
+import "fmt"
+
+// Travel is one relist from a server behind the newest state the
+// controller had seen (the timetravel fault): what the informer listed and
+// how far back it was. The diagnosis names the objects it saw in an old
+// state.
+type Travel struct {
+	Controller string
+	Kind       string
+	At         Time
+	Step       int
+	// Seen is the newest resourceVersion the controller had seen before
+	// it crashed; From is the resourceVersion of the view it listed,
+	// Seen-From versions behind.
+	Seen, From uint64
+	// Old are the objects whose state in the view differs from the
+	// server's at the relist: the listed ones in key order, then those the
+	// view lacks, in key order.
+	Old []Travelled
+}
+
+// Behind returns how many resourceVersions behind the newest state it had
+// seen the controller listed.
+func (t Travel) Behind() uint64 { return t.Seen - t.From }
+
+// Travelled is one object a time travel showed in an old state: Then is
+// its state in the view (nil: it did not exist yet), Now its state on the
+// server at the relist (nil: it has been deleted since).
+type Travelled struct {
+	Then, Now *Object
+}
+
+// Ref names the object.
+func (t Travelled) Ref() Ref {
+	if t.Then != nil {
+		return t.Then.Ref()
+	}
+	return t.Now.Ref()
+}
+
+// TimeTravel crashes controller for down ticks, as Crash does; when it
+// comes back, every informer lists from a server behind resourceVersions
+// behind the newest state the controller had seen: an exact past state kept
+// from the server's history (Server.ViewAt), clamped to the oldest
+// retained resourceVersion. Each informer then watches from the view's
+// resourceVersion, so it catches up event by event as the lagging server
+// does. This is client-go's time travel: a restarted informer's first list
+// may be served by an API server's watch cache that is behind, while a
+// running informer relists at its last synced resourceVersion and never
+// goes back (docs/design.md, section "Time travel").
+func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
+	c := f.c
+	ctl, err := c.running(controller)
+	if ctl == nil {
+		return err
+	}
+	var seen uint64
+	for _, inf := range ctl.informers {
+		seen = max(seen, inf.lastRV)
+	}
+	ctl.crash(down)
+	for _, inf := range ctl.informers {
+		inf.travelBack(seen, behind)
+	}
+	c.notef("down for %d; relists %d behind resourceVersion %d", down, behind, seen)
+	return nil
+}
+
+// Travels returns the relists from a server behind, in order.
+func (f Faults) Travels() []Travel { return f.c.travels }
+
+// travelBack makes the next relist read the view behind versions before
+// seen (at least resourceVersion 0).
+func (inf *Informer) travelBack(seen, behind uint64) {
+	inf.travel = true
+	inf.travelSeen = seen
+	inf.travelTo = seen - min(seen, behind)
+}
+
+// travelList lists the informer's kind from the server's view at travelTo
+// (no older than the retained history), records what it showed and returns
+// the objects with the view's resourceVersion.
+func (inf *Informer) travelList() ([]*Object, uint64) {
+	c := inf.ctrl.c
+	srv := c.server
+	from := max(inf.travelTo, srv.CompactedRV())
+	inf.travel = false
+	listed, err := srv.ViewAt(inf.kind, from)
+	if err != nil {
+		panic(fmt.Sprintf("model: a view within the history failed: %v", err))
+	}
+	t := Travel{Controller: inf.ctrl.spec.Name, Kind: inf.kind, At: c.clock.Now(), Step: c.step, Seen: max(inf.travelSeen, from), From: from}
+	inView := make(map[objKey]bool, len(listed))
+	for _, o := range listed {
+		inView[keyOf(o)] = true
+		if now := srv.lookup(o.Ref()); now != o {
+			t.Old = append(t.Old, Travelled{Then: o, Now: now})
+		}
+	}
+	srv.Each(inf.kind, ListOptions{}, func(o *Object) bool {
+		if !inView[keyOf(o)] {
+			t.Old = append(t.Old, Travelled{Now: o})
+		}
+		return true
+	})
+	c.travels = append(c.travels, t)
+	c.notef("relisted %d from a server %d behind (resourceVersion %d)", len(listed), t.Behind(), from)
+	return listed, from
+}

@@ -1,0 +1,80 @@
+package scenarios
+
+import (
+	"github.com/converge-sim/converge/examples/broken"
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+)
+
+// faithfulHealable is every faithful fault kind that heals at quiescence
+// (Healable but drop): what a controller that needs no resync must
+// converge under.
+var faithfulHealable, _ = Healable.Split()
+
+// TimeTravel is the App controller that deletes an App's volumes by name
+// when it sees the App deleting (examples/broken.DeletesByName), while a
+// user deletes the App and creates it again under the same name. Relisted
+// from a server behind, it sees the old App's deletion timestamp and
+// deletes the new App's volumes. It converges, since it recreates them;
+// the invariant that a live App's volumes are never deleted by its own
+// controller (their data cannot be recreated) is what breaks.
+func TimeTravel() properties.Scenario {
+	return appScenario("timetravel", broken.DeletesByName(),
+		"an App controller deletes volumes by name on a deletion timestamp; relisted from a server behind, it deletes a recreated App's volumes (invariant broken)",
+		[]properties.Expectation{{Faults: faults.Mix{faults.KindTimeTravel}, Fails: properties.InvariantBroken}})
+}
+
+// TimeTravelFixed is TimeTravel's fix (examples/broken.ChecksVolumeOwner):
+// it deletes only volumes owned by the App it saw, with their UID as a
+// precondition, and keeps the invariant under every faithful fault.
+func TimeTravelFixed() properties.Scenario {
+	return appScenario("timetravel-fixed", broken.ChecksVolumeOwner(),
+		"the same App controller checking each volume's owner UID and deleting with a UID precondition; keeps every volume of a live App under every faithful fault",
+		[]properties.Expectation{{Faults: faults.Mix{faults.KindTimeTravel}}, {Faults: faithfulHealable}})
+}
+
+// appScenario is one App db with two volumes run by ctrl, and a user who
+// deletes the App and creates it again (same name, new UID), twice.
+func appScenario(name string, ctrl model.Controller, doc string, expect []properties.Expectation) properties.Scenario {
+	return properties.Scenario{
+		Name:    name,
+		Program: Fuzzrun,
+		Doc:     doc,
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			if err := addAll(c, []model.Controller{ctrl}, []actorMoves{{recreator{}, 4}}); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(broken.NewApp("default", "db", 2))
+		},
+		Edits: []faults.EditTarget{{Resource: broken.VolumeKind}, {Resource: broken.AppKind, Recreate: true}},
+		Monitors: func(c *model.Cluster) []properties.Invariant {
+			return []properties.Invariant{{Name: "a live App's volumes are never deleted by its controller", Check: broken.AppVolumesKept(c, ctrl.Name)}}
+		},
+		Expect: expect,
+	}
+}
+
+// recreator is a user who deletes the App db and, once it is gone, creates
+// it again under the same name: a new App with a new UID, as `kubectl
+// replace --force` or a GitOps tool does.
+type recreator struct{}
+
+// Name returns "user".
+func (recreator) Name() string { return "user" }
+
+// Act deletes db if it is live, creates it if it is gone, and waits while
+// its finalizer holds it.
+func (recreator) Act(o *model.Outside) error {
+	app, err := o.Get(broken.AppKind, "default", "db")
+	switch {
+	case model.IsNotFound(err):
+		return o.Create(broken.NewApp("default", "db", 2))
+	case err != nil:
+		return err
+	case app.Deleting():
+		return nil
+	}
+	return o.Delete(app.Ref(), model.DeleteOptions{UID: app.UID})
+}
