@@ -33,7 +33,12 @@ func (c *Cluster) end() {
 		c.checkLent()
 	}
 	for _, ctl := range c.pendingCrash {
+		travel := ctl.wait.travel
+		ctl.wait.travel = nil
 		ctl.crash(ctl.crashDown)
+		if travel != nil {
+			ctl.travelBack(travel.seen, travel.behind)
+		}
 	}
 	c.pendingCrash = c.pendingCrash[:0]
 	r := c.cur

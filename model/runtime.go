@@ -115,7 +115,7 @@ func (ctl *controller) crash(down Time) {
 // now.
 func (ctl *controller) heal() {
 	ctl.crashAfterWrites = 0
-	ctl.wait.crash = false
+	ctl.wait.crash, ctl.wait.travel = false, nil
 	ctl.failures = nil
 	ctl.endPartition()
 	for _, inf := range ctl.informers {
@@ -141,7 +141,9 @@ func (ctl *controller) reconcile(key string) {
 	ctl.wait = waitState{reconciling: true}
 	defer func() {
 		own := ctl.c.writes - writes - ctl.wait.waited
-		ctl.wait = waitState{}
+		// A time travel that struck during a wait waits for the crash at
+		// the end of the step.
+		ctl.wait = waitState{travel: ctl.wait.travel}
 		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: own}
 	}()
 	ctl.lastReconcile[key] = ctl.c.clock.Now()

@@ -60,12 +60,30 @@ func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
 	for _, inf := range ctl.informers {
 		seen = max(seen, inf.lastRV)
 	}
+	if ctl.wait.reconciling {
+		// It is waiting inside a reconcile (Client.Wait): the reconcile
+		// unwinds first, then it crashes and travels (see end).
+		ctl.wait.crash, ctl.crashDown = true, down
+		ctl.wait.travel = &travelOrder{seen: seen, behind: behind}
+		c.notef("down for %d, once its waiting reconcile unwinds; relists %d behind resourceVersion %d", down, behind, seen)
+		return nil
+	}
 	ctl.crash(down)
+	ctl.travelBack(seen, behind)
+	c.notef("down for %d; relists %d behind resourceVersion %d", down, behind, seen)
+	return nil
+}
+
+// travelOrder is a time travel waiting for its controller's crash: the
+// newest resourceVersion it had seen, and how far behind it relists.
+type travelOrder struct{ seen, behind uint64 }
+
+// travelBack makes every informer of the crashed controller relist
+// behind versions before seen.
+func (ctl *controller) travelBack(seen, behind uint64) {
 	for _, inf := range ctl.informers {
 		inf.travelBack(seen, behind)
 	}
-	c.notef("down for %d; relists %d behind resourceVersion %d", down, behind, seen)
-	return nil
 }
 
 // Travels returns the relists from a server behind, in order.

@@ -35,8 +35,10 @@ type waitState struct {
 	// reconcile's waits, which are not the reconcile's own.
 	waited int
 	// crash, when set, is a crash that struck while the reconcile waited;
-	// the reconcile unwinds when the wait returns.
-	crash bool
+	// the reconcile unwinds when the wait returns. travel, when set, is the
+	// time travel that came with it (Faults.TimeTravel).
+	crash  bool
+	travel *travelOrder
 }
 
 // Wait lets d ticks of virtual time pass inside the reconcile in progress,

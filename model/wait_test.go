@@ -207,3 +207,25 @@ func TestWaitOutsideAReconcileIsAnError(t *testing.T) {
 	assert.ErrorContains(t, errs[0], "edge: Wait outside a reconcile")
 	assert.ErrorContains(t, errs[1], "neg: wait of -1 ticks")
 }
+
+// TestATimeTravelWhileWaitingRelistsBehind: a time travel that strikes
+// during a wait unwinds the reconcile like a crash, and the controller,
+// back after its down time, still relists from the server behind.
+func TestATimeTravelWhileWaitingRelistsBehind(t *testing.T) {
+	c, seen := waitWorld(t, 5, false)
+	start := c.Now()
+	c.At(start+2, "fault", "timetravel", func() { require.NoError(t, c.Faults().TimeTravel("maker", 1, 3)) })
+	for range 200 {
+		acts := c.Enabled(nil)
+		if len(acts) == 0 || c.Now() > start+5 {
+			break
+		}
+		c.Do(acts[0])
+	}
+	require.GreaterOrEqual(t, len(*seen), 2)
+	assert.Equal(t, []string{"absent", "not ready"}, (*seen)[:2], "the poll stopped where the fault struck")
+	lines := strings.Join(traceLines(c), "\n")
+	assert.Contains(t, lines, "once its waiting reconcile unwinds")
+	assert.Contains(t, lines, "t=5 maker restart")
+	assert.Len(t, c.Faults().Travels(), 2, "the restart relisted both kinds from the server behind")
+}
