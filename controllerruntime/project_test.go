@@ -91,7 +91,7 @@ func clientgoConverter(t *testing.T) *convert.Converter {
 // every fault: the model reads the builder's watches and runs them.
 func TestSetupWithManagerRunsUnderEveryFault(t *testing.T) {
 	sc := projectScenario(t, clientgoConverter(t), inDefault)
-	every := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition}
+	every := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
 	res, err := properties.Search(sc, every, properties.SearchOptions{Test: t, Checks: 50, Seed: 1})
 	require.NoError(t, err)
 	if cx := res.Counterexample; cx != nil {

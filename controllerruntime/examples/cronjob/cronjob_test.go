@@ -17,7 +17,7 @@ const checks = 50
 
 // everyFault is every fault kind but the persistent rival (a fight by
 // construction).
-var everyFault = faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition}
+var everyFault = faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
 
 func converter(t *testing.T) *convert.Converter {
 	t.Helper()
