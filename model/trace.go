@@ -252,7 +252,9 @@ func (r *Record) String() string {
 }
 
 // FormatWrite renders a write: "update ReplicaSet default/web@15
-// {spec.replicas: 3→5}". Creates and deletes name the object only.
+// {spec.replicas: 3→5}". Creates and deletes name the object only, and a
+// delete its propagation policy unless it is Background: "delete
+// StatefulSet default/web@9 (orphan) (deletion pending on finalizers)".
 func FormatWrite(w Write) string {
 	var b strings.Builder
 	b.WriteString(w.Verb.String())
@@ -260,6 +262,9 @@ func FormatWrite(w Write) string {
 	b.WriteString(w.Ref().String())
 	b.WriteByte('@')
 	b.WriteString(strconv.FormatUint(w.RV(), 10))
+	if l := w.Propagation.label(); l != "" {
+		b.WriteString(" (" + l + ")")
+	}
 	switch {
 	case w.Old != nil && w.New != nil:
 		changes := Diff(w.Old, w.New)
