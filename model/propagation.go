@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -39,8 +40,11 @@ func (p Propagation) validate(ref Ref) error {
 	case "", PropagationBackground, PropagationOrphan, PropagationForeground:
 		return nil
 	}
-	return statusErr(ReasonInvalid, "delete %s: propagationPolicy: Unsupported value: %q: supported values: %q, %q, %q",
-		ref, string(p), PropagationBackground, PropagationForeground, PropagationOrphan)
+	msg := fmt.Sprintf("Unsupported value: %q: supported values: %q, %q, %q",
+		string(p), PropagationBackground, PropagationForeground, PropagationOrphan)
+	err := statusErr(ReasonInvalid, "delete %s: propagationPolicy: %s", ref, msg)
+	err.Causes = []Cause{{Type: "FieldValueNotSupported", Field: "propagationPolicy", Message: msg}}
+	return err
 }
 
 // finalizer returns the finalizer the policy adds to the deleted object, or
