@@ -86,6 +86,18 @@ func (s *Server) deleteWithFinalizer(stored *Object, f string, w Write) {
 	s.enqueueGC(next.Ref())
 }
 
+// PropagationOf returns the policy of the Orphan or Foreground delete o is
+// waiting on (its finalizer and deletion timestamp say so), or "".
+func PropagationOf(o *Object) Propagation {
+	switch propagating(o) {
+	case FinalizerOrphan:
+		return PropagationOrphan
+	case FinalizerForeground:
+		return PropagationForeground
+	}
+	return ""
+}
+
 // propagating returns the finalizer of the Orphan or Foreground delete o is
 // waiting on, orphan first, or "".
 func propagating(o *Object) string {
