@@ -68,22 +68,54 @@ func (p Propagation) label() string {
 	return strings.ToLower(string(p))
 }
 
-// deleteWithFinalizer starts an Orphan or Foreground delete of stored, which
-// is not being deleted yet: it adds finalizer f, sets the deletion
-// timestamp and queues the object for the garbage collector.
-func (s *Server) deleteWithFinalizer(stored *Object, f string, w Write) {
-	next := *stored
-	if !slices.Contains(stored.Finalizers, f) {
-		next.Finalizers = append(slices.Clone(stored.Finalizers), f)
+// finalizers returns the finalizers a delete with policy p leaves on an
+// object that has fs, as Kubernetes' API server computes them: a policy
+// given explicitly replaces the orphan and foregroundDeletion finalizers
+// with its own (none for Background); no policy keeps them. changed
+// reports whether they differ from fs.
+func (p Propagation) finalizers(fs []string) ([]string, bool) {
+	if p == "" {
+		return fs, false
 	}
-	now := s.now()
-	next.DeletionTimestamp = &now
+	want := p.finalizer()
+	var out []string
+	for _, f := range fs {
+		if f != FinalizerOrphan && f != FinalizerForeground {
+			out = append(out, f)
+		}
+	}
+	if want != "" {
+		out = append(out, want)
+	}
+	if len(out) == len(fs) && (want == "" || slices.Contains(fs, want)) {
+		return fs, false
+	}
+	return out, true
+}
+
+// deleteWithFinalizers makes the delete of stored whose policy changes its
+// finalizers to fs: with none left the object goes; otherwise it gets fs
+// and a deletion timestamp (kept if it has one), and is queued for the
+// garbage collector if it now waits on an Orphan or Foreground delete.
+func (s *Server) deleteWithFinalizers(stored *Object, fs []string, w Write) {
+	next := *stored
+	next.Finalizers = fs
 	s.rv++
 	next.ResourceVersion = s.rv
+	if len(fs) == 0 {
+		s.remove(&next, w)
+		return
+	}
+	if !stored.Deleting() {
+		now := s.now()
+		next.DeletionTimestamp = &now
+	}
 	s.store(next.Kind).put(&next)
 	w.New = &next
 	s.emit(Modified, &next, w)
-	s.enqueueGC(next.Ref())
+	if propagating(&next) != "" {
+		s.enqueueGC(next.Ref())
+	}
 }
 
 // PropagationOf returns the policy of the Orphan or Foreground delete o is

@@ -196,3 +196,50 @@ func TestTraceNamesThePolicyAndTheCollectorsSteps(t *testing.T) {
 	assert.Contains(t, text.String(), "update ReplicaSet default/web@5 (deleted: last finalizer removed)")
 	assert.NotNil(t, c.State().Get("Pod", "default", "a"))
 }
+
+func TestASecondDeleteWithAnotherPolicySwitchesTheFinalizer(t *testing.T) {
+	s, clock := newTestServer(100)
+	owner := &Object{Kind: "ReplicaSet", Namespace: "default", Name: "web", Finalizers: []string{"example.com/keep"}}
+	require.NoError(t, s.Create("test", owner))
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{Propagation: PropagationOrphan}))
+	since := *s.Peek(owner.Ref()).DeletionTimestamp
+	clock.After(5, "later", func() {})
+	clock.Fire()
+
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{Propagation: PropagationForeground}))
+	held := s.Peek(owner.Ref())
+	assert.Equal(t, []string{"example.com/keep", FinalizerForeground}, held.Finalizers)
+	assert.Equal(t, since, *held.DeletionTimestamp, "the deletion timestamp stays")
+	assert.Equal(t, PropagationForeground, PropagationOf(held))
+
+	rv := s.Revision()
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{}))
+	assert.Equal(t, rv, s.Revision(), "no policy keeps the finalizers: nothing to write")
+
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{Propagation: PropagationBackground}))
+	assert.Equal(t, []string{"example.com/keep"}, s.Peek(owner.Ref()).Finalizers)
+	assert.Empty(t, PropagationOf(s.Peek(owner.Ref())))
+}
+
+func TestABackgroundDeleteOfAnOrphaningOwnerCollectsItsDependents(t *testing.T) {
+	s, _ := newTestServer(100)
+	owner := &Object{Kind: "ReplicaSet", Namespace: "default", Name: "web"}
+	require.NoError(t, s.Create("test", owner))
+	owned(t, s, "a", nil, NewOwnerReference(owner))
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{Propagation: PropagationOrphan}))
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{Propagation: PropagationBackground}))
+	assert.Nil(t, s.Peek(owner.Ref()), "its only finalizer went: the owner goes")
+	collect(t, s)
+	assert.Zero(t, s.Count("Pod"), "and its dependents, in the background")
+}
+
+func TestAnOrphanFinalizerWrittenByHandIsHonoured(t *testing.T) {
+	s, _ := newTestServer(100)
+	owner := &Object{Kind: "ReplicaSet", Namespace: "default", Name: "web", Finalizers: []string{FinalizerOrphan}}
+	require.NoError(t, s.Create("test", owner))
+	owned(t, s, "a", nil, NewOwnerReference(owner))
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{}))
+	collect(t, s)
+	assert.Nil(t, s.Peek(owner.Ref()))
+	assert.Equal(t, 1, s.Count("Pod"), "orphaned, not collected")
+}

@@ -419,6 +419,9 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if verb == VerbUpdate && s.orphaned(&next) {
 		s.enqueueGC(ref)
 	}
+	if !slices.Equal(stored.Finalizers, next.Finalizers) && propagating(&next) != "" {
+		s.enqueueGC(ref)
+	}
 	if !slices.Equal(stored.OwnerReferences, next.OwnerReferences) {
 		s.wakeOwners(stored)
 		s.wakeOwners(&next)
@@ -473,8 +476,9 @@ func reflect(obj, stored *Object, same parts) {
 // sets the deletion timestamp (a Modified event); the object leaves when its
 // last finalizer is removed. Dependents whose owners are all gone are queued
 // for the garbage collector. The Orphan and Foreground policies add their
-// finalizer and leave the rest to the collector (see propagation.go); an
-// unknown policy is Invalid.
+// finalizer and leave the rest to the collector; a policy given to an
+// object already being deleted switches its finalizer (see
+// propagation.go). An unknown policy is Invalid.
 func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 	if err := opts.Propagation.validate(ref); err != nil {
 		return err
@@ -491,8 +495,8 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 		return err
 	}
 	w := Write{Caller: caller, Verb: VerbDelete, Old: stored, Propagation: opts.Propagation}
-	if f := opts.Propagation.finalizer(); f != "" && !stored.Deleting() {
-		s.deleteWithFinalizer(stored, f, w)
+	if fs, changed := opts.Propagation.finalizers(stored.Finalizers); changed {
+		s.deleteWithFinalizers(stored, fs, w)
 		return failure
 	}
 	if len(stored.Finalizers) > 0 {
@@ -507,6 +511,9 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 		s.store(ref.Kind).put(&next)
 		w.New = &next
 		s.emit(Modified, &next, w)
+		if propagating(&next) != "" {
+			s.enqueueGC(ref)
+		}
 		return failure
 	}
 	next := *stored
