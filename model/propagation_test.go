@@ -243,3 +243,31 @@ func TestAnOrphanFinalizerWrittenByHandIsHonoured(t *testing.T) {
 	assert.Nil(t, s.Peek(owner.Ref()))
 	assert.Equal(t, 1, s.Count("Pod"), "orphaned, not collected")
 }
+
+// TestAControllersClientDeletesWithAPolicy: a controller's delete through
+// its client carries the policy, and the collector finishes it.
+func TestAControllersClientDeletesWithAPolicy(t *testing.T) {
+	c := NewCluster(Config{})
+	require.NoError(t, c.AddController(Controller{Name: "cleaner", For: "ReplicaSet", NewReconciler: func(cl Client) Reconciler {
+		return ReconcilerFunc(func(req Request) (Result, error) {
+			rs, err := cl.Get("ReplicaSet", req.Namespace, req.Name)
+			if IsNotFound(err) || err == nil && rs.Deleting() {
+				return Result{}, nil
+			}
+			if err != nil {
+				return Result{}, err
+			}
+			return Result{}, cl.Delete(rs.Ref(), DeleteOptions{UID: rs.UID, Propagation: PropagationForeground})
+		})
+	}}))
+	require.NoError(t, c.Apply(&Object{Kind: "ReplicaSet", Namespace: "default", Name: "web"}))
+	rs := c.State().Get("ReplicaSet", "default", "web")
+	require.NoError(t, c.Apply(&Object{Kind: "Pod", Namespace: "default", Name: "web-a", OwnerReferences: []OwnerReference{NewOwnerReference(rs)}}))
+	require.NoError(t, c.Start())
+	runToQuiet(t, c)
+	text := traceText(t, c)
+	assert.Contains(t, text, "cleaner reconcile ReplicaSet default/web => delete ReplicaSet default/web@3 (foreground) (deletion pending on finalizers)")
+	assert.Contains(t, text, "[foreground: dependent Pod default/web-a of ReplicaSet default/web deleted]")
+	assert.Nil(t, c.State().Get("ReplicaSet", "default", "web"))
+	assert.Nil(t, c.State().Get("Pod", "default", "web-a"))
+}
