@@ -194,6 +194,10 @@ func TestTraceNamesThePolicyAndTheCollectorsSteps(t *testing.T) {
 	assert.Contains(t, text.String(), "delete ReplicaSet default/web@3 (orphan) (deletion pending on finalizers)")
 	assert.Contains(t, text.String(), "[orphan: Pod default/a no longer owned by ReplicaSet default/web]")
 	assert.Contains(t, text.String(), "update ReplicaSet default/web@5 (deleted: last finalizer removed)")
+	var js strings.Builder
+	require.NoError(t, c.Trace().WriteJSON(&js))
+	assert.Contains(t, js.String(), `{"verb":"delete","object":"ReplicaSet default/web","rv":3,"writer":"user","propagation":"orphan"}`)
+	assert.Equal(t, 1, strings.Count(js.String(), `"propagation"`), "only a delete with a policy other than Background says it")
 	assert.NotNil(t, c.State().Get("Pod", "default", "a"))
 }
 

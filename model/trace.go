@@ -310,6 +310,9 @@ type jsonWrite struct {
 	RV      uint64   `json:"rv"`
 	Writer  string   `json:"writer"`
 	Changes []string `json:"changes,omitempty"`
+	// Propagation is a delete's policy unless Background: "orphan",
+	// "foreground".
+	Propagation string `json:"propagation,omitempty"`
 }
 
 // jsonRecord is the JSON form of a record.
@@ -333,7 +336,7 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 			jr.Notes = append(jr.Notes, n.String())
 		}
 		for _, wr := range r.Writes {
-			jw := jsonWrite{Verb: wr.Verb.String(), Object: wr.Ref().String(), RV: wr.RV(), Writer: wr.Caller}
+			jw := jsonWrite{Verb: wr.Verb.String(), Object: wr.Ref().String(), RV: wr.RV(), Writer: wr.Caller, Propagation: wr.Propagation.label()}
 			if wr.Old != nil && wr.New != nil {
 				for _, c := range Diff(wr.Old, wr.New) {
 					jw.Changes = append(jw.Changes, c.String())
