@@ -64,6 +64,37 @@ func (k Killer) Act(o *model.Outside) error {
 	return nil
 }
 
+// Recreator deletes an object of Kind picked from the run's source and
+// creates it again under the same name, with the same spec and labels and
+// a new UID (see model.Outside.Recreate): a user's `kubectl replace
+// --force`, or a GitOps tool re-creating what it manages. A controller
+// that keys its memory by name rather than UID meets a different object.
+type Recreator struct {
+	Actor string // name, default "recreator"
+	Kind  string
+}
+
+// Name returns the actor's name.
+func (r Recreator) Name() string {
+	if r.Actor == "" {
+		return "recreator"
+	}
+	return r.Actor
+}
+
+// Act deletes and recreates one live object of Kind, if there is any. An
+// object whose finalizers hold the delete is left deleting.
+func (r Recreator) Act(o *model.Outside) error {
+	obj := o.Pick(r.Kind, r.Name()+" picks a "+r.Kind)
+	if obj == nil {
+		return nil
+	}
+	if err := o.Recreate(obj); err != nil {
+		return fmt.Errorf("recreate %s: %w", obj.Ref(), err)
+	}
+	return nil
+}
+
 // Set is an outside writer that sets the field at Path ("spec.<path>" or
 // "status.<path>") of an object of Kind to one of Values, both picked from
 // the run's source: a user rolling out a new image, a node dying, an admin

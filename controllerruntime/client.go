@@ -123,9 +123,11 @@ func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) 
 	return cl.decode(mo, dst)
 }
 
-// Delete deletes obj, with the UID and resourceVersion preconditions the
-// options carry. Propagation policy and grace period are ignored: the
-// model's garbage collector always deletes dependents in the background.
+// Delete deletes obj, with the UID and resourceVersion preconditions and
+// the propagation policy the options carry (client.PropagationPolicy, or
+// the PropagationPolicy of a client.DeleteOptions; as controller-runtime's
+// own client sends them, a policy in Raw alone is overwritten). An unknown
+// policy is Invalid. The grace period is ignored.
 func (cl *modelClient) Delete(_ context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	do := (&client.DeleteOptions{}).ApplyOptions(opts)
 	if len(do.DryRun) > 0 {
@@ -139,6 +141,9 @@ func (cl *modelClient) Delete(_ context.Context, obj client.Object, opts ...clie
 		return err
 	}
 	var pre model.DeleteOptions
+	if p := do.PropagationPolicy; p != nil {
+		pre.Propagation = model.Propagation(*p)
+	}
 	if p := do.Preconditions; p != nil {
 		if p.UID != nil {
 			pre.UID = model.UID(*p.UID)

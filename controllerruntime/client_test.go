@@ -226,3 +226,98 @@ func TestModelErrorsAreAPIErrors(t *testing.T) {
 	inject = nil
 	assert.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(p), p), "but it did")
 }
+
+// collectGarbage runs the model's garbage collector until it is done.
+func collectGarbage(t *testing.T, m *crt.Manager) {
+	t.Helper()
+	s := m.Cluster().Server()
+	for i := 0; s.GCPending(); i++ {
+		require.Less(t, i, 100, "the collector does not stop")
+		s.CollectGarbage()
+	}
+}
+
+// ownedPods creates a ReplicaSet and pods it controls (with
+// blockOwnerDeletion, as controllerutil.SetControllerReference sets it);
+// pods named in held carry a finalizer.
+func ownedPods(t *testing.T, c client.Client, held map[string]bool, names ...string) *appsv1.ReplicaSet {
+	t.Helper()
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	require.NoError(t, c.Create(ctx, rs))
+	for _, name := range names {
+		p := pod(name, nil)
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
+			Controller: new(true), BlockOwnerDeletion: new(true)}}
+		if held[name] {
+			p.Finalizers = []string{"example.com/hold"}
+		}
+		require.NoError(t, c.Create(ctx, p))
+	}
+	return rs
+}
+
+func TestDeletePropagationPolicies(t *testing.T) {
+	t.Run("orphan", func(t *testing.T) {
+		m := newManager(t)
+		c := m.OutsideClient("user")
+		rs := ownedPods(t, c, nil, "a", "b")
+		require.NoError(t, c.Delete(ctx, rs, client.PropagationPolicy(metav1.DeletePropagationOrphan)))
+		var got appsv1.ReplicaSet
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(rs), &got))
+		assert.Equal(t, []string{"orphan"}, got.Finalizers)
+		assert.False(t, got.DeletionTimestamp.IsZero())
+		collectGarbage(t, m)
+		assert.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(rs), &got)))
+		var l corev1.PodList
+		require.NoError(t, c.List(ctx, &l))
+		require.Len(t, l.Items, 2, "the pods are left")
+		for _, p := range l.Items {
+			assert.Empty(t, p.OwnerReferences, p.Name)
+		}
+	})
+	t.Run("foreground waits for a blocking dependent", func(t *testing.T) {
+		m := newManager(t)
+		c := m.OutsideClient("user")
+		rs := ownedPods(t, c, map[string]bool{"held": true}, "a", "held")
+		var p corev1.Pod
+		require.NoError(t, c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "held"}, &p))
+		require.Len(t, p.OwnerReferences, 1)
+		assert.Equal(t, new(true), p.OwnerReferences[0].BlockOwnerDeletion, "blockOwnerDeletion round-trips")
+
+		fg := metav1.DeletePropagationForeground
+		require.NoError(t, c.Delete(ctx, rs, &client.DeleteOptions{PropagationPolicy: &fg}))
+		collectGarbage(t, m)
+		var got appsv1.ReplicaSet
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(rs), &got), "the held pod blocks the owner's deletion")
+		assert.Equal(t, []string{"foregroundDeletion"}, got.Finalizers)
+		assert.True(t, apierrors.IsNotFound(c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "a"}, &corev1.Pod{})))
+
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(&p), &p))
+		p.Finalizers = nil
+		require.NoError(t, c.Update(ctx, &p))
+		collectGarbage(t, m)
+		assert.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(rs), &got)))
+	})
+	t.Run("delete all of, orphaning", func(t *testing.T) {
+		m := newManager(t)
+		c := m.OutsideClient("user")
+		ownedPods(t, c, nil, "a")
+		require.NoError(t, c.DeleteAllOf(ctx, &appsv1.ReplicaSet{}, client.InNamespace("default"),
+			client.PropagationPolicy(metav1.DeletePropagationOrphan)))
+		collectGarbage(t, m)
+		var l corev1.PodList
+		require.NoError(t, c.List(ctx, &l))
+		require.Len(t, l.Items, 1)
+		assert.Empty(t, l.Items[0].OwnerReferences)
+	})
+	t.Run("an unknown policy is invalid", func(t *testing.T) {
+		c := newManager(t).OutsideClient("user")
+		rs := ownedPods(t, c, nil)
+		err := c.Delete(ctx, rs, client.PropagationPolicy("Sideways"))
+		assert.True(t, apierrors.IsInvalid(err), "got %v", err)
+		assert.ErrorContains(t, err, `Unsupported value: "Sideways"`)
+		var got appsv1.ReplicaSet
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(rs), &got))
+		assert.True(t, got.DeletionTimestamp.IsZero())
+	})
+}

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/converge-sim/converge/model"
@@ -115,27 +114,11 @@ func (f Edit) Apply(c *model.Cluster) error {
 	out := c.Outside(Editor)
 	switch {
 	case f.Target.Recreate:
-		return recreate(c, out, o)
+		return out.Recreate(o)
 	case f.Target.Path == "":
 		return out.Delete(o.Ref(), model.DeleteOptions{UID: o.UID})
 	}
 	return out.Set(o.DeepCopy(), f.Target.Path, f.Target.value(f.Value, f.Choice))
-}
-
-// recreate deletes o and creates it again with the same name, spec and
-// labels and a new UID, as `kubectl replace --force` or a GitOps tool
-// re-creating an object do; its status and owner references are gone. If
-// finalizers hold the delete, the object is left deleting.
-func recreate(c *model.Cluster, out *model.Outside, o *model.Object) error {
-	if err := out.Delete(o.Ref(), model.DeleteOptions{UID: o.UID}); err != nil {
-		return err
-	}
-	if still, err := out.Get(o.Kind, o.Namespace, o.Name); err == nil && still.UID == o.UID {
-		c.Note("%s is held by finalizers: not recreated", o.Ref())
-		return nil
-	}
-	fresh := &model.Object{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: maps.Clone(o.Labels), Spec: o.Spec}
-	return out.Create(fresh)
 }
 
 func (f Edit) String() string {

@@ -1,5 +1,7 @@
 package model
 
+import "maps"
+
 // Actor is part of the world outside the controllers: a user applying spec
 // changes, a chaos monkey deleting pods, a node dying. Each time the
 // scheduler picks it, it makes one change through an Outside handle.
@@ -116,6 +118,23 @@ func (o *Outside) Set(obj *Object, path string, v any) error {
 // Delete deletes the object on the API server.
 func (o *Outside) Delete(ref Ref, opts DeleteOptions) error {
 	return o.noted(VerbDelete, ref, o.c.server.Delete(o.name, ref, opts))
+}
+
+// Recreate deletes obj (with its UID as precondition) and creates it again
+// with the same name, spec and labels and a new UID, as `kubectl replace
+// --force` or a GitOps tool re-creating an object do; its status and owner
+// references are gone. If finalizers hold the delete, the object is left
+// deleting, with a note in the trace, and nothing is created.
+func (o *Outside) Recreate(obj *Object) error {
+	if err := o.Delete(obj.Ref(), DeleteOptions{UID: obj.UID}); err != nil {
+		return err
+	}
+	if still, err := o.Get(obj.Kind, obj.Namespace, obj.Name); err == nil && still.UID == obj.UID {
+		o.c.Note("%s is held by finalizers: not recreated", obj.Ref())
+		return nil
+	}
+	fresh := &Object{Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, Labels: maps.Clone(obj.Labels), Spec: obj.Spec}
+	return o.Create(fresh)
 }
 
 func (o *Outside) noted(verb Verb, ref Ref, err error) error {

@@ -29,8 +29,10 @@ func (s *Server) enqueueGC(ref Ref) {
 // GCPending reports whether the garbage collector has work.
 func (s *Server) GCPending() bool { return len(s.gcQueue) > 0 }
 
-// CollectGarbage deletes the next queued dependent if it is still orphaned.
-// It returns the dependent it looked at.
+// CollectGarbage takes the next queued object and makes one write for it:
+// a dependent still orphaned is deleted; an object waiting on an Orphan or
+// Foreground delete gets one step of it (see propagate). It returns the
+// object it looked at.
 func (s *Server) CollectGarbage() (Ref, bool) {
 	if len(s.gcQueue) == 0 {
 		return Ref{}, false
@@ -38,8 +40,24 @@ func (s *Server) CollectGarbage() (Ref, bool) {
 	ref := s.gcQueue[0]
 	s.gcQueue = s.gcQueue[1:]
 	delete(s.gcSet, ref)
+	s.gcDid = ""
 	o := s.lookup(ref)
-	if o != nil && s.orphaned(o) && !o.Deleting() {
+	if o == nil {
+		return ref, true
+	}
+	if f := propagating(o); f != "" {
+		var err error
+		// The collector is part of the control plane: faults never fail it.
+		_ = s.unchecked(func() error {
+			s.gcDid, err = s.propagate(o, f)
+			return nil
+		})
+		if err != nil {
+			s.gcDid += " (failed: " + err.Error() + ")"
+		}
+		return ref, true
+	}
+	if s.orphaned(o) && !o.Deleting() {
 		// The collector is part of the control plane: faults never fail it.
 		err := s.unchecked(func() error { return s.Delete(GarbageCollector, ref, DeleteOptions{UID: o.UID}) })
 		if err != nil {

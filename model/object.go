@@ -47,12 +47,15 @@ func SplitKey(key string) (namespace, name string) {
 }
 
 // OwnerReference points from a dependent to its owner. Controller marks the
-// managing owner; a dependent has at most one.
+// managing owner; a dependent has at most one. BlockOwnerDeletion makes a
+// Foreground delete of the owner wait until the dependent is gone (see
+// propagation.go).
 type OwnerReference struct {
-	Kind       string
-	Name       string
-	UID        UID
-	Controller bool
+	Kind               string
+	Name               string
+	UID                UID
+	Controller         bool
+	BlockOwnerDeletion bool
 }
 
 // Object is a Kubernetes-style object: metadata, spec and status. Objects
@@ -153,10 +156,11 @@ func (o *Object) String() string {
 	return fmt.Sprintf("%s@%d", o.Ref(), o.ResourceVersion)
 }
 
-// NewOwnerReference returns a controller reference to owner, for a
-// dependent's OwnerReferences.
+// NewOwnerReference returns a controller reference to owner that blocks
+// its foreground deletion, for a dependent's OwnerReferences, as
+// Kubernetes' controllers make them.
 func NewOwnerReference(owner *Object) OwnerReference {
-	return OwnerReference{Kind: owner.Kind, Name: owner.Name, UID: owner.UID, Controller: true}
+	return OwnerReference{Kind: owner.Kind, Name: owner.Name, UID: owner.UID, Controller: true, BlockOwnerDeletion: true}
 }
 
 // FieldChange is one field that differs between two versions of an object.

@@ -6,12 +6,16 @@ import (
 	"strconv"
 )
 
-// DeleteOptions carries optional preconditions for Delete.
+// DeleteOptions carries optional preconditions and the propagation policy
+// for Delete.
 type DeleteOptions struct {
 	// UID, when set, must match the stored object's UID.
 	UID UID
 	// ResourceVersion, when non-zero, must match the stored object's.
 	ResourceVersion uint64
+	// Propagation says what becomes of the object's dependents; empty is
+	// PropagationBackground. See propagation.go.
+	Propagation Propagation
 }
 
 // Server is the model's API server with its storage. It keeps every object
@@ -33,6 +37,7 @@ type Server struct {
 
 	gcQueue []Ref
 	gcSet   map[Ref]bool
+	gcDid   string // what the last CollectGarbage did of an Orphan or Foreground delete
 
 	// intercepts and onWrite are the hooks, in the order they were
 	// added; judged turns the intercepts off (see unchecked).
@@ -255,6 +260,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 	if s.orphaned(stored) {
 		s.enqueueGC(stored.Ref())
 	}
+	s.wakeOwners(stored)
 	obj.Name = stored.Name
 	same := fromCallerMeta
 	if obj.Spec.normal() && !defaulted {
@@ -413,6 +419,13 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	if verb == VerbUpdate && s.orphaned(&next) {
 		s.enqueueGC(ref)
 	}
+	if !slices.Equal(stored.Finalizers, next.Finalizers) && propagating(&next) != "" {
+		s.enqueueGC(ref)
+	}
+	if !slices.Equal(stored.OwnerReferences, next.OwnerReferences) {
+		s.wakeOwners(stored)
+		s.wakeOwners(&next)
+	}
 	reflect(obj, &next, same)
 	return failure
 }
@@ -462,8 +475,14 @@ func reflect(obj, stored *Object, same parts) {
 // Delete deletes the object on behalf of caller. With finalizers it only
 // sets the deletion timestamp (a Modified event); the object leaves when its
 // last finalizer is removed. Dependents whose owners are all gone are queued
-// for the garbage collector.
+// for the garbage collector. The Orphan and Foreground policies add their
+// finalizer and leave the rest to the collector; a policy given to an
+// object already being deleted switches its finalizer (see
+// propagation.go). An unknown policy is Invalid.
 func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
+	if err := opts.Propagation.validate(ref); err != nil {
+		return err
+	}
 	failure, applied := s.check(caller, VerbDelete, ref)
 	if failure != nil && !applied {
 		return failure
@@ -475,7 +494,11 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 	if err := s.preconditions(stored, opts.UID, opts.ResourceVersion); err != nil {
 		return err
 	}
-	w := Write{Caller: caller, Verb: VerbDelete, Old: stored}
+	w := Write{Caller: caller, Verb: VerbDelete, Old: stored, Propagation: opts.Propagation}
+	if fs, changed := opts.Propagation.finalizers(stored.Finalizers); changed {
+		s.deleteWithFinalizers(stored, fs, w)
+		return failure
+	}
 	if len(stored.Finalizers) > 0 {
 		if stored.Deleting() {
 			return failure
@@ -488,6 +511,9 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 		s.store(ref.Kind).put(&next)
 		w.New = &next
 		s.emit(Modified, &next, w)
+		if propagating(&next) != "" {
+			s.enqueueGC(ref)
+		}
 		return failure
 	}
 	next := *stored
@@ -503,6 +529,7 @@ func (s *Server) remove(last *Object, w Write) {
 	s.store(last.Kind).del(keyOf(last))
 	delete(s.uids, last.UID)
 	s.emit(Deleted, last, w)
+	s.wakeOwners(last)
 	for _, kind := range s.kindSeq {
 		set := s.kinds[kind].byOwner[string(last.UID)]
 		for _, key := range set.keys() {

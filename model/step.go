@@ -146,6 +146,9 @@ func (c *Cluster) Do(a Action) {
 		c.begin(GarbageCollector, "collect", "")
 		ref, _ := c.server.CollectGarbage()
 		c.cur.Target = ref
+		if did := c.server.gcDid; did != "" {
+			c.notef("%s", did)
+		}
 	case ActActor:
 		s := c.actors[a.Index]
 		s.moves--

@@ -252,7 +252,9 @@ func (r *Record) String() string {
 }
 
 // FormatWrite renders a write: "update ReplicaSet default/web@15
-// {spec.replicas: 3→5}". Creates and deletes name the object only.
+// {spec.replicas: 3→5}". Creates and deletes name the object only, and a
+// delete its propagation policy unless it is Background: "delete
+// StatefulSet default/web@9 (orphan) (deletion pending on finalizers)".
 func FormatWrite(w Write) string {
 	var b strings.Builder
 	b.WriteString(w.Verb.String())
@@ -260,6 +262,9 @@ func FormatWrite(w Write) string {
 	b.WriteString(w.Ref().String())
 	b.WriteByte('@')
 	b.WriteString(strconv.FormatUint(w.RV(), 10))
+	if l := w.Propagation.label(); l != "" {
+		b.WriteString(" (" + l + ")")
+	}
 	switch {
 	case w.Old != nil && w.New != nil:
 		changes := Diff(w.Old, w.New)
@@ -305,6 +310,9 @@ type jsonWrite struct {
 	RV      uint64   `json:"rv"`
 	Writer  string   `json:"writer"`
 	Changes []string `json:"changes,omitempty"`
+	// Propagation is a delete's policy unless Background: "orphan",
+	// "foreground".
+	Propagation string `json:"propagation,omitempty"`
 }
 
 // jsonRecord is the JSON form of a record.
@@ -328,7 +336,7 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 			jr.Notes = append(jr.Notes, n.String())
 		}
 		for _, wr := range r.Writes {
-			jw := jsonWrite{Verb: wr.Verb.String(), Object: wr.Ref().String(), RV: wr.RV(), Writer: wr.Caller}
+			jw := jsonWrite{Verb: wr.Verb.String(), Object: wr.Ref().String(), RV: wr.RV(), Writer: wr.Caller, Propagation: wr.Propagation.label()}
 			if wr.Old != nil && wr.New != nil {
 				for _, c := range Diff(wr.Old, wr.New) {
 					jw.Changes = append(jw.Changes, c.String())

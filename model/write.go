@@ -47,6 +47,9 @@ type Write struct {
 	// FieldManager is the field manager the writer declared, if any
 	// (Object.FieldManager).
 	FieldManager string
+	// Propagation is the propagation policy of a delete, as the caller
+	// gave it (empty for Background by default).
+	Propagation Propagation
 }
 
 // Ref names the written object.

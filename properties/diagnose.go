@@ -181,7 +181,7 @@ func chain(s model.State, target model.Ref, mapped []model.Mapped) []string {
 			return
 		}
 		for _, d := range deps {
-			out = append(out, fmt.Sprintf("%s→ %s %s %s%s", indent, d.Ref(), d.Spec, d.Status, note))
+			out = append(out, fmt.Sprintf("%s→ %s %s %s%s%s", indent, d.Ref(), d.Spec, d.Status, propagationNote(d), note))
 		}
 	}
 	var walk func(owner *model.Object, depth int)
@@ -227,7 +227,7 @@ func chain(s model.State, target model.Ref, mapped []model.Mapped) []string {
 			}
 		}
 	}
-	out = append(out, fmt.Sprintf("%s %s %s", root.Ref(), root.Spec, root.Status))
+	out = append(out, fmt.Sprintf("%s %s %s%s", root.Ref(), root.Spec, root.Status, propagationNote(root)))
 	walk(root, 1)
 	for _, m := range mapped {
 		if shown[m.Object] {
@@ -242,6 +242,18 @@ func chain(s model.State, target model.Ref, mapped []model.Mapped) []string {
 		}
 	}
 	return out
+}
+
+// propagationNote says that o waits on an Orphan or Foreground delete
+// (see docs/design.md, "Deletion propagation"), or is "".
+func propagationNote(o *model.Object) string {
+	switch model.PropagationOf(o) {
+	case model.PropagationOrphan:
+		return " (being deleted with propagation Orphan: its dependents are being orphaned)"
+	case model.PropagationForeground:
+		return " (being deleted with propagation Foreground: waits for its blocking dependents)"
+	}
+	return ""
 }
 
 // tally counts, over objects, how many have each string field set and each

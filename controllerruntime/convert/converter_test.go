@@ -63,7 +63,10 @@ func meta(t *rapid.T, c *Converter) metav1.ObjectMeta {
 		gvk, _ := c.GVK(kind)
 		ref := metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: kind, Name: "o", UID: types.UID("owner-" + string(rune('a'+i)))}
 		if rapid.Bool().Draw(t, "controller") {
-			ref.Controller, ref.BlockOwnerDeletion = new(true), new(true)
+			ref.Controller = new(true)
+		}
+		if rapid.Bool().Draw(t, "blockOwnerDeletion") {
+			ref.BlockOwnerDeletion = new(true)
 		}
 		m.OwnerReferences = append(m.OwnerReferences, ref)
 	}
@@ -203,8 +206,8 @@ func TestLossyEdgesAreTheDocumentedOnes(t *testing.T) {
 	assert.Nil(t, out.DeletionGracePeriodSeconds)
 	assert.Nil(t, out.ManagedFields)
 	assert.Equal(t, []metav1.OwnerReference{
-		{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "a", UID: "1", Controller: new(true), BlockOwnerDeletion: new(true)},
-		{Kind: "Unknown", Name: "b", UID: "2"},
+		{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "a", UID: "1", Controller: new(true)},
+		{Kind: "Unknown", Name: "b", UID: "2", BlockOwnerDeletion: new(true)},
 	}, out.OwnerReferences)
 }
 

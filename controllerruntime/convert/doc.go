@@ -48,11 +48,10 @@
 //   - Resource quantities and timestamps travel as their JSON strings:
 //     a quantity comes back in canonical form ("0.1" as "100m"), a
 //     timestamp at second precision, as from a real API server.
-//   - Owner references keep kind, name, uid and controller. apiVersion
-//     comes back as the version this converter gives the kind (empty for a
-//     kind the scheme lacks); controller=false comes back unset; and
-//     blockOwnerDeletion comes back true exactly on the controller
-//     reference, as controllerutil.SetControllerReference sets it.
+//   - Owner references keep kind, name, uid, controller and
+//     blockOwnerDeletion. apiVersion comes back as the version this
+//     converter gives the kind (empty for a kind the scheme lacks), and
+//     controller=false and blockOwnerDeletion=false come back unset.
 //   - deletionGracePeriodSeconds, managedFields and selfLink are dropped:
 //     the model has no graceful deletion, and the controllerruntime
 //     package keeps managed fields beside the model.

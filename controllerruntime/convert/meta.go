@@ -73,10 +73,11 @@ func (c *Converter) metaToModel(obj metav1.Object, mo *model.Object) error {
 	}
 	for _, r := range obj.GetOwnerReferences() {
 		mo.OwnerReferences = append(mo.OwnerReferences, model.OwnerReference{
-			Kind:       r.Kind,
-			Name:       r.Name,
-			UID:        model.UID(r.UID),
-			Controller: r.Controller != nil && *r.Controller,
+			Kind:               r.Kind,
+			Name:               r.Name,
+			UID:                model.UID(r.UID),
+			Controller:         r.Controller != nil && *r.Controller,
+			BlockOwnerDeletion: r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion,
 		})
 	}
 	return nil
@@ -129,6 +130,8 @@ func (c *Converter) metaFromModel(mo *model.Object, obj metav1.Object) {
 		}
 		if r.Controller {
 			refs[i].Controller = new(true)
+		}
+		if r.BlockOwnerDeletion {
 			refs[i].BlockOwnerDeletion = new(true)
 		}
 	}
