@@ -26,8 +26,10 @@ func snapshotOf(objs []*Object) []string {
 
 // TestViewAtIsTheExactPastState: after random creates, updates, deletes
 // held by finalizers, finalizer removals and re-creations under the same
-// name, the view at every retained resourceVersion equals what the store
-// held right after that write; a resourceVersion compacted away is Expired.
+// name, deletes with every propagation policy among pods that own each
+// other, and the garbage collector's writes, the view at every retained
+// resourceVersion equals what the store held right after that write; a
+// resourceVersion compacted away is Expired.
 func TestViewAtIsTheExactPastState(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		clock := &Clock{}
@@ -38,9 +40,14 @@ func TestViewAtIsTheExactPastState(t *testing.T) {
 			snapshots[w.Rev] = snapshotOf(objs)
 		})
 		names := []string{"a", "b", "c"}
+		policies := []Propagation{"", PropagationBackground, PropagationOrphan, PropagationForeground}
 		for range rapid.IntRange(0, 30).Draw(t, "writes") {
 			name := rapid.SampledFrom(names).Draw(t, "name")
 			clock.now++
+			if s.GCPending() && rapid.Bool().Draw(t, "collect") {
+				s.CollectGarbage()
+				continue
+			}
 			stored, err := s.Get("Pod", "default", name)
 			switch {
 			case err != nil:
@@ -48,12 +55,16 @@ func TestViewAtIsTheExactPastState(t *testing.T) {
 				if rapid.Bool().Draw(t, "finalizer") {
 					p.Finalizers = []string{"keep"}
 				}
+				if owner, err := s.Get("Pod", "default", rapid.SampledFrom(names).Draw(t, "owner")); err == nil && rapid.Bool().Draw(t, "owned") {
+					p.OwnerReferences = []OwnerReference{NewOwnerReference(owner)}
+				}
 				require.NoError(t, s.Create("test", p))
-			case stored.Deleting():
-				stored.Finalizers = nil
+			case stored.Deleting() && len(stored.Finalizers) > 0 && stored.Finalizers[0] == "keep":
+				stored.Finalizers = stored.Finalizers[1:]
 				require.NoError(t, s.Update("test", stored))
 			case rapid.Bool().Draw(t, "delete"):
-				require.NoError(t, s.Delete("test", stored.Ref(), DeleteOptions{}))
+				policy := rapid.SampledFrom(policies).Draw(t, "policy")
+				require.NoError(t, s.Delete("test", stored.Ref(), DeleteOptions{Propagation: policy}))
 			default:
 				stored.Spec.Set("image", fmt.Sprintf("v%d", clock.now))
 				require.NoError(t, s.Update("test", stored))
