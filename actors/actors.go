@@ -64,33 +64,54 @@ func (k Killer) Act(o *model.Outside) error {
 	return nil
 }
 
-// Recreator deletes an object of Kind picked from the run's source and
-// creates it again under the same name, with the same spec and labels and
-// a new UID (see model.Outside.Recreate): a user's `kubectl replace
-// --force`, or a GitOps tool re-creating what it manages. A controller
-// that keys its memory by name rather than UID meets a different object.
+// Recreator is a user who deletes an object of Kind, picked from the run's
+// source, and creates it again under the same name with a new UID, as
+// `kubectl replace --force` or a GitOps tool re-creating an object do
+// (model.Outside.Recreate). When finalizers hold the delete, it remembers
+// the object and creates it again on a later act, once it is gone; until
+// then it acts on nothing else. Use it as a pointer: it keeps that memory.
 type Recreator struct {
 	Actor string // name, default "recreator"
 	Kind  string
+	// held is the object whose delete finalizers held, to create again
+	// once it is gone.
+	held *model.Object
 }
 
 // Name returns the actor's name.
-func (r Recreator) Name() string {
+func (r *Recreator) Name() string {
 	if r.Actor == "" {
 		return "recreator"
 	}
 	return r.Actor
 }
 
-// Act deletes and recreates one live object of Kind, if there is any. An
-// object whose finalizers hold the delete is left deleting.
-func (r Recreator) Act(o *model.Outside) error {
+// Act creates again the object it deleted once that object is gone, or
+// else deletes and recreates one live object of Kind, if there is any.
+func (r *Recreator) Act(o *model.Outside) error {
+	if h := r.held; h != nil {
+		cur, err := o.Get(h.Kind, h.Namespace, h.Name)
+		switch {
+		case err == nil && cur.UID == h.UID:
+			return nil // still deleting
+		case err != nil && !model.IsNotFound(err):
+			return err
+		}
+		r.held = nil
+		if err == nil {
+			return nil // somebody else created it again meanwhile
+		}
+		return o.Create(model.Recreation(h))
+	}
 	obj := o.Pick(r.Kind, r.Name()+" picks a "+r.Kind)
 	if obj == nil {
 		return nil
 	}
 	if err := o.Recreate(obj); err != nil {
 		return fmt.Errorf("recreate %s: %w", obj.Ref(), err)
+	}
+	if cur, err := o.Get(obj.Kind, obj.Namespace, obj.Name); err == nil && cur.UID == obj.UID {
+		r.held = obj
 	}
 	return nil
 }

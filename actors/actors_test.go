@@ -10,7 +10,7 @@ import (
 )
 
 // world is a started cluster with an idle controller, objs applied and
-// actor added for one move.
+// actor added for two moves.
 func world(t *testing.T, actor model.Actor, objs ...*model.Object) *model.Cluster {
 	t.Helper()
 	c := model.NewCluster(model.Config{})
@@ -18,12 +18,12 @@ func world(t *testing.T, actor model.Actor, objs ...*model.Object) *model.Cluste
 		return model.ReconcilerFunc(func(model.Request) (model.Result, error) { return model.Result{}, nil })
 	}}))
 	require.NoError(t, c.Apply(objs...))
-	require.NoError(t, c.AddActor(actor, 1))
+	require.NoError(t, c.AddActor(actor, 2))
 	require.NoError(t, c.Start())
 	return c
 }
 
-// act runs the actor's one move and returns the step's record.
+// act runs one move of the actor and returns the step's record.
 func act(t *testing.T, c *model.Cluster) string {
 	t.Helper()
 	for _, a := range c.Enabled(nil) {
@@ -40,12 +40,12 @@ func act(t *testing.T, c *model.Cluster) string {
 func TestRecreatorRecreatesUnderTheSameNameWithANewUID(t *testing.T) {
 	cm := &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Labels: map[string]string{"team": "db"},
 		Spec: model.NewFields(model.Values{"data.color": "red"})}
-	c := world(t, actors.Recreator{Kind: "ConfigMap"}, cm)
+	c := world(t, &actors.Recreator{Kind: "ConfigMap"}, cm)
 	before := c.State().Get("ConfigMap", "default", "cm")
 	require.NotNil(t, before)
 
 	rec := act(t, c)
-	assert.Equal(t, "recreator", actors.Recreator{}.Name())
+	assert.Equal(t, "recreator", (&actors.Recreator{}).Name())
 	assert.Contains(t, rec, "recreator act => delete ConfigMap default/cm@")
 	assert.Contains(t, rec, "; create ConfigMap default/cm@")
 	after := c.State().Get("ConfigMap", "default", "cm")
@@ -55,22 +55,36 @@ func TestRecreatorRecreatesUnderTheSameNameWithANewUID(t *testing.T) {
 	assert.Equal(t, "db", after.Field("metadata.labels.team"))
 }
 
-func TestRecreatorLeavesAnObjectHeldByFinalizers(t *testing.T) {
+// TestRecreatorWaitsForAnObjectHeldByFinalizers: a delete that finalizers
+// hold leaves the object deleting, and the recreator creates it again on a
+// later move, once it is gone.
+func TestRecreatorWaitsForAnObjectHeldByFinalizers(t *testing.T) {
 	cm := &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Finalizers: []string{"example.com/keep"}}
-	c := world(t, actors.Recreator{Actor: "gitops", Kind: "ConfigMap"}, cm)
+	c := world(t, &actors.Recreator{Actor: "gitops", Kind: "ConfigMap"}, cm)
 	before := c.State().Get("ConfigMap", "default", "cm")
 
 	rec := act(t, c)
 	assert.Contains(t, rec, "[ConfigMap default/cm is held by finalizers: not recreated]")
-	assert.NotContains(t, rec, "; create", "nothing is created")
+	assert.NotContains(t, rec, "; create", "nothing is created yet")
+	held := c.State().Get("ConfigMap", "default", "cm")
+	require.NotNil(t, held)
+	assert.Equal(t, before.UID, held.UID)
+	assert.True(t, held.Deleting())
+
+	done := held.DeepCopy()
+	done.Finalizers = nil
+	require.NoError(t, c.Server().Update("admin", done))
+	require.Nil(t, c.State().Get("ConfigMap", "default", "cm"), "gone once its finalizer is")
+
+	rec = act(t, c)
+	assert.Contains(t, rec, "gitops act => create ConfigMap default/cm@")
 	after := c.State().Get("ConfigMap", "default", "cm")
 	require.NotNil(t, after)
-	assert.Equal(t, before.UID, after.UID)
-	assert.True(t, after.Deleting())
+	assert.NotEqual(t, before.UID, after.UID, "a new incarnation")
 }
 
 func TestRecreatorWithNothingToPickDoesNothing(t *testing.T) {
-	c := world(t, actors.Recreator{Kind: "Secret"}, &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm"})
+	c := world(t, &actors.Recreator{Kind: "Secret"}, &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm"})
 	rec := act(t, c)
 	assert.NotContains(t, rec, "=>")
 	assert.NotNil(t, c.State().Get("ConfigMap", "default", "cm"))

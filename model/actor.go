@@ -133,8 +133,14 @@ func (o *Outside) Recreate(obj *Object) error {
 		o.c.Note("%s is held by finalizers: not recreated", obj.Ref())
 		return nil
 	}
-	fresh := &Object{Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, Labels: maps.Clone(obj.Labels), Spec: obj.Spec}
-	return o.Create(fresh)
+	return o.Create(Recreation(obj))
+}
+
+// Recreation returns the object a re-creation of obj creates: the same
+// kind, namespace, name, labels and spec, and no UID, status or owner
+// references.
+func Recreation(obj *Object) *Object {
+	return &Object{Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, Labels: maps.Clone(obj.Labels), Spec: obj.Spec}
 }
 
 func (o *Outside) noted(verb Verb, ref Ref, err error) error {

@@ -27,7 +27,7 @@ func TestDiagnosisGolden(t *testing.T) {
 		{"hpa-gitops-fight", faults.Mix{}, 1},
 		{"pdb-drain", faults.Mix{}, 1},
 		{"database-broken", faults.Mix{faults.KindRestart}, 137},
-		{"timetravel", faults.Mix{faults.KindTimeTravel}, 92},
+		{"timetravel", faults.Mix{faults.KindTimeTravel}, 31},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			sc, ok := scenarios.ByName(tc.scenario)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/examples/broken"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -35,7 +36,9 @@ func TimeTravelFixed() properties.Scenario {
 }
 
 // appScenario is one App db with two volumes run by ctrl, and a user who
-// deletes the App and creates it again (same name, new UID), twice.
+// deletes the App and, once it is gone, creates it again (same name, new
+// UID), twice: actors.Recreator, as `kubectl replace --force` or a GitOps
+// tool re-creating an object do.
 func appScenario(name string, ctrl model.Controller, doc string, expect []properties.Expectation) properties.Scenario {
 	return properties.Scenario{
 		Name:    name,
@@ -43,7 +46,7 @@ func appScenario(name string, ctrl model.Controller, doc string, expect []proper
 		Doc:     doc,
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
-			if err := addAll(c, []model.Controller{ctrl}, []actorMoves{{recreator{}, 4}}); err != nil {
+			if err := addAll(c, []model.Controller{ctrl}, []actorMoves{{&actors.Recreator{Actor: "user", Kind: broken.AppKind}, 4}}); err != nil {
 				return nil, err
 			}
 			return c, c.Apply(broken.NewApp("default", "db", 2))
@@ -54,27 +57,4 @@ func appScenario(name string, ctrl model.Controller, doc string, expect []proper
 		},
 		Expect: expect,
 	}
-}
-
-// recreator is a user who deletes the App db and, once it is gone, creates
-// it again under the same name: a new App with a new UID, as `kubectl
-// replace --force` or a GitOps tool does.
-type recreator struct{}
-
-// Name returns "user".
-func (recreator) Name() string { return "user" }
-
-// Act deletes db if it is live, creates it if it is gone, and waits while
-// its finalizer holds it.
-func (recreator) Act(o *model.Outside) error {
-	app, err := o.Get(broken.AppKind, "default", "db")
-	switch {
-	case model.IsNotFound(err):
-		return o.Create(broken.NewApp("default", "db", 2))
-	case err != nil:
-		return err
-	case app.Deleting():
-		return nil
-	}
-	return o.Delete(app.Ref(), model.DeleteOptions{UID: app.UID})
 }
