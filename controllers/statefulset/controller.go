@@ -40,7 +40,7 @@ func Controller(opts Options) model.Controller {
 		Name:         opts.Name,
 		For:          Kind,
 		Owns:         []string{replicaset.PodKind},
-		Watches:      []model.Watch{{Kind: PVCKind, Map: claimToSets}},
+		Watches:      []model.Watch{{Kind: PVCKind, Map: claimToSets}, {Kind: replicaset.PodKind, Map: orphanToSets}},
 		ResyncPeriod: opts.Resync,
 		NewReconciler: func(c model.Client) model.Reconciler {
 			return &reconciler{c: c, opts: opts, expect: map[string]*expectation{}}
@@ -57,6 +57,23 @@ func claimToSets(c model.Client, claim *model.Object) []model.Request {
 	for _, s := range sets {
 		if sel, ok := model.SpecSelector(s); ok && sel.Matches(claim.Labels) {
 			out = append(out, model.RequestFor(s))
+		}
+	}
+	return out
+}
+
+// orphanToSets maps the events of a pod that has no controller to the
+// StatefulSets that may adopt it: those whose selector covers its labels
+// and whose ordinal pods its name is (a set orphan-deleted and created
+// again finds its pods this way).
+func orphanToSets(c model.Client, pod *model.Object) []model.Request {
+	if _, owned := pod.ControllerRef(); owned || pod.Deleting() {
+		return nil
+	}
+	var out []model.Request
+	for _, r := range claimToSets(c, pod) {
+		if _, member := ordinal(r.Name, pod.Name); member {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -164,6 +181,9 @@ func (r *reconciler) Reconcile(req model.Request) (model.Result, error) {
 	if ok, err := r.satisfied(req.Key()); !ok || err != nil {
 		return model.Result{RequeueAfter: expectationsPoll}, err
 	}
+	if adopted, err := r.adopt(set, sp); adopted || err != nil {
+		return model.Result{}, err // the events of its adoptions bring it back
+	}
 	v, err := r.read(set, sp)
 	if err != nil {
 		return model.Result{}, err
@@ -195,6 +215,36 @@ func (v *view) pods() []*model.Object {
 		out = append(out, p)
 	}
 	return out
+}
+
+// adopt makes set the controller of its orphaned ordinal pods, as
+// Kubernetes' StatefulSet controller claims them: live pods with no
+// controller whose labels its selector covers and whose names are its
+// ordinals. A set deleted with the Orphan policy and created again (to
+// change what may not be updated, such as its volumeClaimTemplates) so
+// takes its pods back instead of creating them again. It reports whether
+// it adopted any.
+func (r *reconciler) adopt(set *model.Object, sp setSpec) (bool, error) {
+	pods, err := r.c.PeekList(replicaset.PodKind, model.ListOptions{Namespace: set.Namespace, Selector: sp.selector})
+	if err != nil {
+		return false, err
+	}
+	adopted := false
+	for _, p := range pods {
+		if _, owned := p.ControllerRef(); owned || p.Deleting() {
+			continue
+		}
+		if _, member := ordinal(set.Name, p.Name); !member {
+			continue
+		}
+		claimed := p.DeepCopy()
+		claimed.OwnerReferences = append(claimed.OwnerReferences, model.NewOwnerReference(set))
+		if err := r.c.Update(claimed); err != nil {
+			return adopted, err
+		}
+		adopted = true
+	}
+	return adopted, nil
 }
 
 // read gathers the view of set from the cache, without copying: the pods

@@ -499,3 +499,35 @@ func TestValidateForbidsChangingVolumeClaimTemplates(t *testing.T) {
 	require.NoError(t, c.Outside("user").Update(set))
 	assert.Equal(t, "1Gi", get().Spec.Str("volumeClaimTemplates[0].spec.resources.requests.storage"))
 }
+
+// TestAnOrphanDeletedSetCreatedAgainAdoptsItsPods: a StatefulSet deleted
+// with the Orphan policy leaves its pods and claims; created again with a
+// bigger claim template (which no update may change), it adopts the pods
+// instead of creating them again, and is complete. This is how operators
+// resize a StatefulSet's volumes.
+func TestAnOrphanDeletedSetCreatedAgainAdoptsItsPods(t *testing.T) {
+	w := newWorld(t, true, statefulset.New("default", "web", 2, "app:v1", "data"))
+	w.assertComplete()
+	uids := map[string]model.UID{"web-0": w.pod("web-0").UID, "web-1": w.pod("web-1").UID}
+	require.NoError(t, w.c.Outside("operator").Delete(model.Ref{Kind: statefulset.Kind, Namespace: "default", Name: "web"},
+		model.DeleteOptions{Propagation: model.PropagationOrphan}))
+	w.settle()
+	require.Nil(t, w.set("web"), "the set is gone")
+	for name := range uids {
+		_, owned := w.pod(name).ControllerRef()
+		assert.False(t, owned, "%s is orphaned, not deleted", name)
+	}
+
+	bigger := statefulset.New("default", "web", 2, "app:v1", "data")
+	require.NoError(t, bigger.SetField("spec.volumeClaimTemplates[0].spec.resources.requests.storage", "2Gi"))
+	require.NoError(t, w.c.Outside("operator").Create(bigger))
+	w.settle()
+	for name, uid := range uids {
+		p := w.pod(name)
+		require.NotNil(t, p)
+		assert.Equal(t, uid, p.UID, "%s was adopted, not created again", name)
+		assert.True(t, p.IsControlledBy(w.set("web")))
+	}
+	assert.Equal(t, []string{"web-0", "web-1"}, w.creates, "no pod was created twice")
+	w.assertComplete()
+}
