@@ -80,11 +80,13 @@ func (o GenOptions) withDefaults() GenOptions {
 // API server checks (date-time, date, duration, byte, uuid, hostname,
 // ipv4, ipv6, cidr, mac, email, uri). Under
 // x-kubernetes-preserve-unknown-fields only declared properties are
-// generated. Edge values are drawn on purpose, often: an optional field
-// absent, zero, the empty string, the minimum and maximum, the default,
-// minItems items; they come first, so rapid shrinks toward them, and
-// toward the smallest spec: optional fields absent, numbers nearest
-// zero, short strings, short lists.
+// generated. Edge values are drawn on purpose, about half of the time:
+// an optional field absent, zero, ±1, the empty or shortest string, the
+// longest, the minimum and maximum, the default, null for an optional
+// nullable field. rapid shrinks toward the smallest spec: optional fields
+// absent, numbers nearest zero, short strings, short lists, the first
+// enum value; a failure that needs a value past an edge shrinks to the
+// smallest such value, not to the edge.
 //
 // What the schema cannot say by construction — CEL rules
 // (x-kubernetes-validations), allOf, anyOf, oneOf, not, minProperties,
@@ -93,6 +95,8 @@ func (o GenOptions) withDefaults() GenOptions {
 // the Set's Admission runs: pruning, defaulting, schema and CEL); after
 // opts.Tries rejected candidates in a row the draw returns the minimal
 // spec (required fields only, each at its default or first edge value).
+// Transition rules (oldSelf) do not apply to a create and are not checked:
+// a sequence of specs applied as updates may break them.
 // Specs returns an error when the version has no spec, when the schema
 // has an embedded resource, or when the minimal spec itself is invalid.
 //
@@ -108,11 +112,11 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 	}
-	min, err := b.minimal(&s, "spec")
+	smallest, err := b.minimal(&s, "spec")
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 	}
-	minSpec := asObject(min)
+	minSpec := asObject(smallest)
 	if errs := v.validateSpec(minSpec); len(errs) > 0 {
 		return nil, fmt.Errorf("crd: %s: the minimal spec %s is invalid, so no fallback exists: %w", v.GVK, jsonString(minSpec), errs.ToAggregate())
 	}

@@ -137,8 +137,6 @@ func TestSpecFieldsFlattenAsTheConverter(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"spec": spec}, u)
 	}
-	_, err = app.SpecFields(convs["typed"], crd.GenOptions{})
-	require.NoError(t, err)
 	bare, err := convert.New(runtime.NewScheme(), convert.Options{})
 	require.NoError(t, err)
 	_, err = app.SpecFields(bare, crd.GenOptions{})
