@@ -81,7 +81,7 @@ func (o GenOptions) withDefaults() GenOptions {
 // ipv4, ipv6, cidr, mac, email, uri). Under
 // x-kubernetes-preserve-unknown-fields only declared properties are
 // generated. Edge values are drawn on purpose, about half of the time:
-// an optional field absent, zero, ±1, the empty or shortest string, the
+// an optional field absent, zero, the empty or shortest string, the
 // longest, the minimum and maximum, the default, null for an optional
 // nullable field. rapid shrinks toward the smallest spec: optional fields
 // absent, numbers nearest zero, short strings, short lists, the first
@@ -248,31 +248,31 @@ func (b *genBuilder) node(s *structuralschema.Structural, path string) (*rapid.G
 	return g, nil
 }
 
-// edged draws a value of g, and half of the time (a first coin, false
-// shrinks first) returns instead the edge that value picks
-// (edges[pick(v) % len(edges)]): edge values come often, not by luck, and
-// both halves read the same data, so that shrinking can trade an edge for
-// g's own value when that still fails, and then shrink it (a property that
-// fails from 3 replicas up shrinks to 3, not to the maximum). The value
-// nearest zero is g's smallest and the first edge, so small values win.
-func edged[V any](edges []any, g *rapid.Generator[V], pick func(V) uint64) *rapid.Generator[any] {
+// edged draws a value v of g and, half of the time (a first coin; false
+// shrinks first), returns instead the edge nearest v (the first of equals):
+// edge values come often, not by luck. Both halves read the same data,
+// and v stays near the edge it stands for, so that shrinking can trade an
+// edge for a plain value that still fails and then shrink it: a property
+// that fails from 3 replicas up, in [0, 10], shrinks to 3, not to the
+// maximum. The first edge is g's smallest value (nearest zero).
+func edged[V any](edges []V, g *rapid.Generator[V], dist func(a, b V) float64) *rapid.Generator[any] {
 	return rapid.Custom(func(t *rapid.T) any {
 		edge := rapid.Bool().Draw(t, "edge")
 		v := g.Draw(t, "value")
-		if edge && len(edges) > 0 {
-			return edges[pick(v)%uint64(len(edges))]
+		if !edge || len(edges) == 0 {
+			return v
 		}
-		return v
+		best := edges[0]
+		for _, e := range edges[1:] {
+			if dist(v, e) < dist(v, best) {
+				best = e
+			}
+		}
+		return best
 	})
 }
 
-// magnitude picks an edge by an integer's distance from zero.
-func magnitude(i int64) uint64 {
-	if i < 0 {
-		return uint64(-(i + 1)) + 1
-	}
-	return uint64(i)
-}
+func intDist(a, b int64) float64 { return math.Abs(float64(a) - float64(b)) }
 
 func (b *genBuilder) object(s *structuralschema.Structural, path string) (*rapid.Generator[any], error) {
 	required := map[string]bool{}
@@ -464,16 +464,10 @@ func (b *genBuilder) integer(vv *structuralschema.ValueValidation, path string) 
 		}
 		edges := uniq(nearZero(klo, khi)*step, klo*step, khi*step)
 		multiples := rapid.Map(rapid.Int64Range(klo, khi), func(k int64) int64 { return k * step })
-		return edged(edges, multiples, func(i int64) uint64 { return magnitude(i / step) }), nil
+		return edged(edges, multiples, intDist), nil
 	}
 	z := nearZero(lo, hi)
-	edges := []int64{z, lo, hi}
-	for _, e := range []int64{1, -1} {
-		if e >= lo && e <= hi {
-			edges = append(edges, e)
-		}
-	}
-	return edged(uniq(edges...), rapid.Int64Range(lo, hi), magnitude), nil
+	return edged(uniq(z, lo, hi), rapid.Int64Range(lo, hi), intDist), nil
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -492,9 +486,9 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// uniq returns xs without repeats, in order, as values.
-func uniq[E comparable](xs ...E) []any {
-	var out []any
+// uniq returns xs without repeats, in order.
+func uniq[E comparable](xs ...E) []E {
+	var out []E
 	seen := map[E]bool{}
 	for _, x := range xs {
 		if !seen[x] {
@@ -533,7 +527,7 @@ func (b *genBuilder) number(vv *structuralschema.ValueValidation, path string) (
 		z = hi
 	}
 	edges := uniq(z, lo, hi)
-	return edged(edges, rapid.Float64Range(lo, hi), math.Float64bits), nil
+	return edged(edges, rapid.Float64Range(lo, hi), func(a, b float64) float64 { return math.Abs(a - b) }), nil
 }
 
 // formats generates the string formats the API server checks.
@@ -639,7 +633,9 @@ func (b *genBuilder) str(vv *structuralschema.ValueValidation, path string) (*ra
 	if vv.MaxLength != nil && hi <= lo+b.opts.MaxLength {
 		edges = append(edges, strings.Repeat("z", hi))
 	}
-	return edged(uniq(edges...), rapid.StringOfN(alphabet, lo, hi, -1), func(s string) uint64 { return uint64(len(s)) }), nil
+	return edged(uniq(edges...), rapid.StringOfN(alphabet, lo, hi, -1), func(a, b string) float64 {
+		return math.Abs(float64(utf8.RuneCountInString(a) - utf8.RuneCountInString(b)))
+	}), nil
 }
 
 // minimal returns the smallest value of s: an object of its required
