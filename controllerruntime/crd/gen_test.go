@@ -234,6 +234,31 @@ func TestFailingPropertyShrinksToTheMinimalSpec(t *testing.T) {
 	assert.Equal(t, map[string]any{"mode": "Fast", "name": "a--", "replicas": int64(3)}, last)
 }
 
+// TestFailingPropertyShrinksNestedLists: a failure that needs a port of
+// 1000 or more shrinks to one port, its optional protocol absent, its
+// name the shortest.
+func TestFailingPropertyShrinksNestedLists(t *testing.T) {
+	noFailFiles(t)
+	w := version(t, loadAll(t), widget)
+	specs, err := w.Specs(crd.GenOptions{})
+	require.NoError(t, err)
+	var last map[string]any
+	tb := &quietTB{}
+	rapid.Check(tb, func(t *rapid.T) {
+		s := specs.Draw(t, "spec")
+		ports, _ := s["ports"].([]any)
+		for _, p := range ports {
+			if p.(map[string]any)["port"].(int64) >= 1000 {
+				last = s
+				t.Fatalf("port %v", p)
+			}
+		}
+	})
+	require.True(t, tb.failed, "no spec had a port of 1000 or more")
+	assert.Equal(t, map[string]any{"mode": "Fast", "name": "a--",
+		"ports": []any{map[string]any{"name": "a", "port": int64(1000)}}}, last)
+}
+
 // TestCELRulesAreFiltered: the Widget's CEL rules reject some candidates;
 // the generator never returns one, and counts them by rule.
 func TestCELRulesAreFiltered(t *testing.T) {
