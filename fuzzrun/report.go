@@ -57,6 +57,9 @@ func printTable(w io.Writer, results []RowResult) {
 		if r.FirstFailingSeed != 0 {
 			seed = fmt.Sprint(r.FirstFailingSeed)
 			shrunk = fmt.Sprintf("%d faults", r.ShrunkFaults)
+			if r.ShrunkTransitions > 0 {
+				shrunk += fmt.Sprintf(", %d transitions", r.ShrunkTransitions)
+			}
 			if r.first.Lost() {
 				shrunk = r.FirstVerdict
 			}

@@ -46,7 +46,8 @@ type Inputs struct {
 	Ignore []string
 }
 
-func (in *Inputs) max() int {
+// MaxTransitions returns Max with its default filled in.
+func (in *Inputs) MaxTransitions() int {
 	if in.Max == 0 {
 		return DefaultMaxTransitions
 	}
@@ -76,7 +77,7 @@ func (in *Inputs) validate() error {
 // none.
 func (in *Inputs) generator() *rapid.Generator[Transitions] {
 	return rapid.Custom(func(t *rapid.T) Transitions {
-		return rapid.SliceOfN(in.Spec, 0, in.max()).Draw(t, "transitions")
+		return rapid.SliceOfN(in.Spec, 0, in.MaxTransitions()).Draw(t, "transitions")
 	})
 }
 
@@ -185,8 +186,8 @@ func addInputs(c *model.Cluster, sc Scenario, specs Transitions) (*inputActor, e
 		}
 		return nil, nil
 	}
-	if len(specs) > sc.Inputs.max() {
-		return nil, fmt.Errorf("scenario %q: %d transitions, more than its inputs' Max %d", sc.Name, len(specs), sc.Inputs.max())
+	if len(specs) > sc.Inputs.MaxTransitions() {
+		return nil, fmt.Errorf("scenario %q: %d transitions, more than its inputs' Max %d", sc.Name, len(specs), sc.Inputs.MaxTransitions())
 	}
 	a := &inputActor{c: c, target: sc.Inputs.Target, specs: specs}
 	if err := c.AddActor(a, len(specs)); err != nil {
