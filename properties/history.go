@@ -32,7 +32,13 @@ type stateObject struct {
 // references. Objects with a generated name (GenerateName) are named
 // GenerateName#n instead, numbered within each owner level in the order of
 // their content, so that two states holding the same objects compare
-// equal whatever names and creation order the API server gave them.
+// equal whatever names and creation order the API server gave them; a
+// generated name found inside another name or a string value (a claim
+// named after its pod) is replaced by its number there too.
+//
+// Numbering by content rather than by creation order is on purpose:
+// creation order is itself history (a scale-down and up again creates in
+// another order than a fresh start), so it would make equal states differ.
 func captureState(st model.State, target model.Ref, ignore []string) ([]stateObject, bool) {
 	root := st.Get(target.Kind, target.Namespace, target.Name)
 	if root == nil {
@@ -41,7 +47,9 @@ func captureState(st model.State, target model.Ref, ignore []string) ([]stateObj
 	kinds := st.Kinds()
 	slices.Sort(kinds)
 	names := map[model.UID]string{root.UID: root.Name}
-	out := []stateObject{{key: objectKey(root, root.Name), view: viewOf(root, true, names, ignore)}}
+	var renames []string // old, new pairs, for strings.Replacer
+	rename := func(s string) string { return s }
+	out := []stateObject{{key: objectKey(root, root.Name), view: viewOf(root, true, names, ignore, rename)}}
 	level := []*model.Object{root}
 	for len(level) > 0 {
 		parents := map[model.UID]bool{}
@@ -66,21 +74,25 @@ func captureState(st model.State, target model.Ref, ignore []string) ([]stateObj
 		}
 		var items []named
 		for _, o := range next {
-			items = append(items, named{o, objectKey(o, "") + "\n" + viewOf(o, false, names, ignore).String()})
+			items = append(items, named{o, objectKey(o, "") + "\n" + viewOf(o, false, names, ignore, rename).String()})
 		}
 		slices.SortStableFunc(items, func(a, b named) int { return cmp.Compare(a.content, b.content) })
 		counts := map[string]int{}
 		for _, it := range items {
-			name := it.o.Name
-			if g := it.o.GenerateName; g != "" && strings.HasPrefix(name, g) {
+			name := rename(it.o.Name)
+			if g := it.o.GenerateName; g != "" && strings.HasPrefix(it.o.Name, g) {
 				group := it.o.Kind + " " + it.o.Namespace + " " + g
 				counts[group]++
 				name = g + "#" + strconv.Itoa(counts[group])
+				renames = append(renames, it.o.Name, name)
 			}
 			names[it.o.UID] = name
 		}
+		if len(renames) > 0 {
+			rename = strings.NewReplacer(renames...).Replace
+		}
 		for _, it := range items {
-			out = append(out, stateObject{key: objectKey(it.o, names[it.o.UID]), view: viewOf(it.o, false, names, ignore)})
+			out = append(out, stateObject{key: objectKey(it.o, names[it.o.UID]), view: viewOf(it.o, false, names, ignore, rename)})
 		}
 		level = next
 	}
@@ -102,8 +114,9 @@ func objectKey(o *model.Object, name string) string {
 }
 
 // viewOf flattens what the oracle compares of o, owner names normalized
-// through names, ignored paths left out.
-func viewOf(o *model.Object, withStatus bool, names map[model.UID]string, ignore []string) model.Fields {
+// through names, generated names in strings through rename, ignored paths
+// left out.
+func viewOf(o *model.Object, withStatus bool, names map[model.UID]string, ignore []string, rename func(string) string) model.Fields {
 	v := model.Values{}
 	for _, k := range slices.Sorted(maps.Keys(o.Labels)) {
 		v[model.MetadataPath(k)] = o.Labels[k]
@@ -137,9 +150,14 @@ func viewOf(o *model.Object, withStatus bool, names map[model.UID]string, ignore
 			v["status."+p] = x
 		}
 	}
-	for p := range v {
-		if ignored(p, ignore) || ignored(p, alwaysIgnored) {
+	for p, x := range v {
+		switch {
+		case ignored(p, ignore) || ignored(p, alwaysIgnored):
 			delete(v, p)
+		case p != "metadata.ownerReferences":
+			if s, ok := x.(string); ok {
+				v[p] = rename(s)
+			}
 		}
 	}
 	return model.NewFields(v)
