@@ -116,3 +116,61 @@ func TestInputsAreValidated(t *testing.T) {
 	_, err = Execute(sc, nil, zeroChooser{}, RunOptions{Inputs: Transitions{model.Fields{}}})
 	assert.ErrorContains(t, err, "declares no inputs, yet the run was given 1 transitions")
 }
+
+// firstSight panics when the first Cache it reconciles already has a
+// tier: reached through a transition, the tier is harmless; given from the
+// start, it panics.
+func firstSight() model.Controller {
+	return model.Controller{
+		Name: "first-sight",
+		For:  "Cache",
+		NewReconciler: func(c model.Client) model.Reconciler {
+			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+				obj, err := c.Get("Cache", req.Namespace, req.Name)
+				if err != nil {
+					return model.Result{}, nil
+				}
+				if obj.Status.Len() > 0 {
+					return model.Result{}, nil
+				}
+				if obj.Spec.Has("tier") {
+					panic("a tier before the first status")
+				}
+				obj.Status = model.NewFields(model.Values{"seen": true})
+				return model.Result{}, c.UpdateStatus(obj)
+			})
+		},
+	}
+}
+
+// A reference run that fails is reported with its own verdict: the final
+// spec is an input the controller mishandles even without a history.
+func TestAFailingReferenceRunIsReportedWithItsVerdict(t *testing.T) {
+	tier := model.NewFields(model.Values{"tier": "gold"})
+	sc := Scenario{
+		Name: "first-sight",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			if err := c.AddController(firstSight()); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web"})
+		},
+		Inputs: &Inputs{Target: cacheRef, Spec: rapid.Just(tier)},
+	}
+	out, err := Execute(sc, nil, zeroChooser{}, RunOptions{Inputs: Transitions{tier}})
+	require.NoError(t, err)
+	require.Len(t, out.Transitions, 1, "the transition was applied after the first reconcile")
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, ControllerPanic, out.Failure.Verdict)
+	assert.Contains(t, out.Failure.Summary, "a fresh cluster whose Cache default/web has the final spec from the start fails: ")
+	assert.Contains(t, out.Failure.Report(nil), "inputs (1 transition of Cache default/web):")
+
+	memo := newReferenceMemo()
+	for range 3 {
+		_, err := Execute(sc, nil, zeroChooser{}, RunOptions{Inputs: Transitions{tier}, refs: memo})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 1, memo.misses, "one reference run per final spec")
+	assert.Equal(t, 2, memo.hits)
+}

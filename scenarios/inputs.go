@@ -57,6 +57,21 @@ func CacheKeepsRemovedTier() properties.Scenario {
 	}
 }
 
+// CachePanicsOnTier is the Cache operator that divides its tier's memory
+// by spec.replicas: an input with a tier and no replicas panics it.
+func CachePanicsOnTier() properties.Scenario {
+	return properties.Scenario{
+		Name:    "cache-panic-tier",
+		Program: Fuzzrun,
+		Doc:     "Cache operator, no goal written, that panics on a tier with no replicas; state transitions find the input (panic)",
+		Build:   cacheWorld(cache.Controller(cache.Options{Name: "cache-panic-tier", DividesByReplicas: true})),
+		Inputs:  cacheInputs(),
+		Expect: []properties.Expectation{
+			{Fails: properties.ControllerPanic},
+		},
+	}
+}
+
 // CacheFixed is the fixed Cache operator: every transition, with or
 // without controller restarts, ends in the state its final spec gives a
 // fresh cluster.

@@ -57,6 +57,16 @@ func TestCacheInputBugsAreFoundWithoutAGoalInTwoTransitions(t *testing.T) {
 	}
 }
 
+func TestAnInputTheCacheOperatorMishandlesIsFoundInOneTransition(t *testing.T) {
+	res, _ := searchInputs(t, scenarios.CachePanicsOnTier(), 100)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, properties.ControllerPanic, cx.Failure.Verdict, cx.Report())
+	require.Len(t, cx.Inputs, 1, cx.Report())
+	assert.Equal(t, `{image: "v1", replicas: 0, tier: "gold"}`, cx.Inputs[0].String())
+	assert.Contains(t, cx.Failure.Summary, "integer divide by zero")
+}
+
 func TestTheFixedCacheOperatorIsHistoryIndependent(t *testing.T) {
 	res, memo := searchInputs(t, scenarios.CacheFixed(), 100)
 	if cx := res.Counterexample; cx != nil {

@@ -19,7 +19,7 @@ func All() []properties.Scenario {
 		Deployment(), StatefulSet(), DatabaseBroken(), Database(), DatabaseNoExpansion(),
 		HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
 		TimeTravel(), TimeTravelFixed(),
-		CacheStaleOnScaleDown(), CacheKeepsRemovedTier(), CacheFixed(),
+		CacheStaleOnScaleDown(), CacheKeepsRemovedTier(), CachePanicsOnTier(), CacheFixed(),
 	}
 }
 

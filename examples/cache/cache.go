@@ -1,7 +1,7 @@
 // Package cache is a small operator of a custom kind, Cache{replicas,
 // image, tier?}, that owns one pod per replica: the subject of the input
 // examples (docs/design.md, "State-transition inputs"). Its controller
-// comes fixed, or with one of two input bugs of the kinds Acto reports,
+// comes fixed, or with one of three input bugs of the kinds Acto reports,
 // each found by the goal-free differential oracle with no goal written:
 // the controller declares none.
 package cache
@@ -67,7 +67,15 @@ type Options struct {
 	// Cache has one but never removes it, so removing the optional field
 	// leaves the stale value in every member.
 	KeepsRemovedTier bool
+	// DividesByReplicas: the controller records in status.memberMemory
+	// each member's share of its tier's memory, dividing by
+	// spec.replicas, so a Cache with a tier and no replicas panics it.
+	DividesByReplicas bool
 }
+
+// TierMemory is the memory a tier shares among the members, for
+// Options.DividesByReplicas.
+const TierMemory = 1024
 
 // Controller returns the Cache controller with opts' bugs.
 func Controller(opts Options) model.Controller {
@@ -168,6 +176,9 @@ func reconcile(c model.Client, opts Options, req model.Request) (model.Result, e
 	}
 
 	status := model.NewFields(model.Values{"replicas": int64(want), "image": image})
+	if opts.DividesByReplicas && hasTier {
+		status.Set("memberMemory", TierMemory/cache.Spec.Int("replicas"))
+	}
 	if !cache.Status.Equal(status) {
 		cache.Status = status
 		if err := c.UpdateStatus(cache); err != nil {
