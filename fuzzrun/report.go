@@ -57,7 +57,11 @@ func printTable(w io.Writer, results []RowResult) {
 		if r.FirstFailingSeed != 0 {
 			seed = fmt.Sprint(r.FirstFailingSeed)
 			shrunk = fmt.Sprintf("%d faults", r.ShrunkFaults)
-			if r.ShrunkTransitions > 0 {
+			switch r.ShrunkTransitions {
+			case 0:
+			case 1:
+				shrunk += ", 1 transition"
+			default:
 				shrunk += fmt.Sprintf(", %d transitions", r.ShrunkTransitions)
 			}
 			if r.first.Lost() {
