@@ -122,6 +122,9 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		g.close()
 		out := hung(sched, runID, opts.timeout(sc))
 		out.Inputs = opts.Inputs
+		if sc.Inputs != nil {
+			out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+		}
 		out.Failure.Step, out.Failure.At = g.step, g.at
 		return out, nil
 	}
