@@ -121,6 +121,10 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 	case <-expired:
 		g.close()
 		out := hung(sched, runID, opts.timeout(sc))
+		out.Inputs = opts.Inputs
+		if sc.Inputs != nil {
+			out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+		}
 		out.Failure.Step, out.Failure.At = g.step, g.at
 		return out, nil
 	}
