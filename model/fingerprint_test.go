@@ -12,7 +12,7 @@ import (
 // counter is a reconciler whose memory (a count of reconciles) would
 // decide its future; it does not declare it.
 type counter struct {
-	n      int
+	n int
 }
 
 func (r *counter) Reconcile(Request) (Result, error) { r.n++; return Result{}, nil }
