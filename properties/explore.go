@@ -298,7 +298,7 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 			return nil, err
 		}
 		if !pruned && out.Failure != nil {
-			return e.counterexample(sched, ch.log, out)
+			return e.counterexample(sched, ch.log, out, d)
 		}
 		// Backtrack: the deepest decision before the bound (and before a
 		// pruned point, whose subtree is covered) with a value left.
@@ -334,7 +334,7 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 }
 
 // counterexample replays the failing path with its trace kept.
-func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *Outcome) (*Counterexample, error) {
+func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *Outcome, d int) (*Counterexample, error) {
 	choices = slices.Clone(choices)
 	out, diverged, err := e.p.replay(sched, choices, RunOptions{})
 	if err != nil {
@@ -349,7 +349,7 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 	return &Counterexample{
 		Scenario: e.p.shape.sc.Name,
 		Faults:   e.p.mix,
-		Strategy: Strategy{Name: StrategyExhaustive},
+		Strategy: Strategy{Name: StrategyExhaustive, Depth: d},
 		Failure:  out.Failure,
 		Schedule: sched,
 		Choices:  choices,
