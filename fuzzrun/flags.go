@@ -48,24 +48,24 @@ const (
 )
 
 type options struct {
-	mode       mode
-	duration   time.Duration // 0: no wall-clock budget (-runs only)
-	runs       int           // seeds per row; 0: unbounded
-	workers    int
-	scenarios  []properties.Scenario
-	mix        faults.Mix
-	seed       uint64
-	strategy   properties.Strategy
+	mode      mode
+	duration  time.Duration // 0: no wall-clock budget (-runs only)
+	runs      int           // seeds per row; 0: unbounded
+	workers   int
+	scenarios []properties.Scenario
+	mix       faults.Mix
+	seed      uint64
+	strategy  properties.Strategy
 	// exploreFaults is -max-faults, for -strategy exhaustive; its depth
 	// is strategy.Depth.
 	exploreFaults int
-	shard      Shard
-	out        string
-	replay     string
-	traceJSON  bool
-	html       string
-	json       bool
-	runTimeout time.Duration
+	shard         Shard
+	out           string
+	replay        string
+	traceJSON     bool
+	html          string
+	json          bool
+	runTimeout    time.Duration
 	// workerMemory is each worker process's memory limit, in MiB.
 	workerMemory int
 	// rapidArgs are the rapid flags given, passed on to workers.
