@@ -292,7 +292,7 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 		if e.deadline() {
 			return nil, errBudget
 		}
-		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect}
+		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched)}
 		out, pruned, err := e.run(sched, ch)
 		if err != nil {
 			return nil, err
@@ -369,6 +369,10 @@ type exploreChooser struct {
 	// collect records the time of each decision point up to the bound
 	// (strike times for faults).
 	collect bool
+	// faults is the number of faults in the run's schedule, part of the
+	// state key: the fault-free tree, which collects the strike times,
+	// prunes only against its own states, so that no time is missed.
+	faults int
 	// log is every choice made; ns[i] the number of values of decision i,
 	// for the decisions before the bound.
 	log []int
@@ -401,7 +405,7 @@ func (x *exploreChooser) step(r *runner, n int) int {
 		x.e.times[r.c.Now()] = true
 	}
 	if !x.e.stateless && i >= len(x.prefix) && i <= x.bound {
-		key := r.stateKey()
+		key := r.stateKey(x.faults)
 		left := x.bound - i
 		if seen, ok := x.e.seen[key]; ok && seen >= left {
 			panic(errPruned{})
@@ -417,10 +421,11 @@ func (x *exploreChooser) step(r *runner, n int) int {
 // stateKey is the fingerprint of the cluster with the runner's own state
 // that decides the rest of the run: steps taken (the step bounds), the
 // fair scheduler's position, whether promptness is checked (the schedule's
-// class) and, when convergence time is judged, its marks.
-func (r *runner) stateKey() uint64 {
+// class) and, when convergence time is judged, its marks; with the number
+// of faults in the schedule.
+func (r *runner) stateKey(faults int) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d|%d|%d|%d|%t", r.c.Fingerprint(), r.c.Steps(), r.faultSteps, r.last, r.checksPromptness())
+	fmt.Fprintf(h, "%d|%d|%d|%d|%t|%d", r.c.Fingerprint(), r.c.Steps(), r.faultSteps, r.last, r.checksPromptness(), faults)
 	if r.sc.ConvergeWithin > 0 {
 		fmt.Fprintf(h, "|%d|%d", r.disturbedAt, r.settledAt)
 	}
