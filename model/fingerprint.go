@@ -364,3 +364,14 @@ func (f *fp) informer(inf *Informer) {
 	f.object(inf.prev)
 	f.uint(inf.lag)
 }
+
+// StatelessFunc is a ReconcilerFunc that declares it keeps no memory
+// between reconciles: its fingerprint (Fingerprinter) is empty, so bounded
+// exploration does not name it as unfingerprinted.
+type StatelessFunc func(req Request) (Result, error)
+
+// Reconcile calls f.
+func (f StatelessFunc) Reconcile(req Request) (Result, error) { return f(req) }
+
+// Fingerprint writes nothing: f keeps no memory.
+func (StatelessFunc) Fingerprint(hash.Hash64) {}

@@ -137,3 +137,18 @@ func TestExploreWithoutFaults(t *testing.T) {
 	assert.Zero(t, res.FaultSpace)
 	assert.Contains(t, res.Guarantee(), "replicaset-edge: no counterexample with ≤0 faults and ≤3 decisions (")
 }
+
+// TestExploreNamesUnfingerprintedMemory: the catalog's ReplicaSet
+// controllers and actors declare their memory, so nothing is named; a
+// scenario with monitors, whose memory is not fingerprinted, says so.
+func TestExploreNamesUnfingerprintedMemory(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "replicaset-edge"), nil, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.Empty(t, res.Unfingerprinted)
+	assert.NotContains(t, res.Guarantee(), "not fingerprinted")
+
+	res, err = properties.Explore(catalogScenario(t, "deployment"), nil, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"monitors"}, res.Unfingerprinted)
+	assert.Contains(t, res.Guarantee(), "memory not fingerprinted: monitors;")
+}
