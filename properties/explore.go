@@ -80,6 +80,9 @@ type ExploreResult struct {
 // line.
 func (r ExploreResult) Guarantee() string {
 	var b strings.Builder
+	if r.Counterexample == nil && r.Depth == 0 {
+		return fmt.Sprintf("%s: no depth fully explored: the budget was spent at depth 1 (%d executions)", r.Scenario, r.Executions)
+	}
 	if r.Counterexample != nil {
 		fmt.Fprintf(&b, "%s: counterexample at depth %d (%s)", r.Scenario, r.Depth, r.Counterexample.Failure.Verdict)
 	} else {

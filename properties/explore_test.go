@@ -152,3 +152,29 @@ func TestExploreNamesUnfingerprintedMemory(t *testing.T) {
 	assert.Equal(t, []string{"monitors"}, res.Unfingerprinted)
 	assert.Contains(t, res.Guarantee(), "memory not fingerprinted: monitors;")
 }
+
+// TestExploreBudget: a spent budget stops deepening, and the result says
+// how deep it got.
+func TestExploreBudget(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 30, Budget: 1})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Zero(t, res.Depth)
+	assert.Nil(t, res.Counterexample)
+	assert.Equal(t, "replicaset-level: no depth fully explored: the budget was spent at depth 1 (0 executions)", res.Guarantee())
+}
+
+// TestExploreCountsDepths: deepening calls Progress once per finished
+// depth, with growing counts.
+func TestExploreCountsDepths(t *testing.T) {
+	var depths, executions []int
+	res, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 3, Progress: func(r properties.ExploreResult) {
+		depths = append(depths, r.Depth)
+		executions = append(executions, r.Executions)
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2, 3}, depths)
+	assert.IsIncreasing(t, executions)
+	assert.Equal(t, 2, res.FaultSpace, "drop on each informer: ReplicaSet and Pod")
+	assert.Equal(t, res.Executions, executions[2])
+}
