@@ -44,7 +44,7 @@ func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {
 	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "2")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, "replicaset-level: no counterexample with ≤1 fault (drop) and ≤2 decisions (")
-	assert.Contains(t, out, "64-bit fingerprints; one canonical completion after the bound) [drop, ")
+	assert.Contains(t, out, "64-bit fingerprints, sleep sets; one canonical completion after the bound) [drop, ")
 	assert.Empty(t, stderr)
 }
 

@@ -37,6 +37,10 @@ type ExploreOptions struct {
 	// Stateless turns state caching off: every path is re-executed, none
 	// pruned by its fingerprint.
 	Stateless bool
+	// NoSleepSets turns sleep sets off: a path that only reorders actions
+	// that commute (model.Cluster.Commute) with one already explored is
+	// then explored again.
+	NoSleepSets bool
 	// Budget, if positive, is the wall-clock time the exploration may
 	// take: deepening stops at the first depth it cannot finish in time,
 	// and the result reports the deepest depth finished.
@@ -57,8 +61,10 @@ type ExploreResult struct {
 	Depth     int
 	// TimedOut says the budget ran out before the requested depth.
 	TimedOut bool
-	// Stateless says no state caching was used.
+	// Stateless says no state caching was used; SleepSets that sleep sets
+	// were.
 	Stateless bool
+	SleepSets bool
 	// States is the number of distinct states seen at decision points
 	// (zero when stateless); Executions the runs made, pruned ones
 	// included.
@@ -98,8 +104,14 @@ func (r ExploreResult) Guarantee() string {
 	b.WriteString(" (")
 	if r.Stateless {
 		fmt.Fprintf(&b, "stateless, %d executions", r.Executions)
+		if r.SleepSets {
+			b.WriteString("; sleep sets")
+		}
 	} else {
 		fmt.Fprintf(&b, "%d states, %d executions; 64-bit fingerprints", r.States, r.Executions)
+		if r.SleepSets {
+			b.WriteString(", sleep sets")
+		}
 		if len(r.Unfingerprinted) > 0 {
 			fmt.Fprintf(&b, "; memory not fingerprinted: %s", strings.Join(r.Unfingerprinted, ", "))
 		}
@@ -156,7 +168,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		return ExploreResult{}, err
 	}
 	sc := p.shape.sc
-	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Stateless: opts.Stateless}
+	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Stateless: opts.Stateless, SleepSets: !opts.NoSleepSets}
 	if res.MaxFaults == 0 {
 		res.MaxFaults = DefaultExploreFaults
 	}
@@ -175,7 +187,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		start = time.Now()
 	}
-	e := &explorer{p: p, stateless: opts.Stateless, seen: map[uint64]int{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, err := start1(sc)
 		if err != nil {
@@ -226,13 +238,35 @@ var errBudget = errors.New("explore budget spent")
 type explorer struct {
 	p         *Prepared
 	stateless bool
-	// seen maps a state key to the most decisions left it was explored
-	// with: every path from it with that many decisions, and fewer, has
-	// run without a failure.
-	seen       map[uint64]int
+	sleep     bool
+	// seen maps a state key to how it was explored: every path from it
+	// with that many decisions left, or fewer, that starts with no action
+	// of its sleep set has run, or is running, without a failure.
+	seen       map[uint64]seenState
 	times      map[model.Time]bool
 	executions int
 	deadline   func() bool
+}
+
+// seenState is how a state was explored: with left decisions left and
+// the actions of sleep asleep.
+type seenState struct {
+	left  int
+	sleep []model.Action
+}
+
+// covers reports whether exploring a state with left decisions left and
+// sleep asleep would explore nothing that s did not.
+func (s seenState) covers(left int, sleep []model.Action) bool {
+	if s.left < left {
+		return false
+	}
+	for _, a := range s.sleep {
+		if !slices.Contains(sleep, a) {
+			return false
+		}
+	}
+	return true
 }
 
 // strikeTimes returns the times seen at decision points, in order.
@@ -304,16 +338,18 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 			return e.counterexample(sched, ch.log, out, d)
 		}
 		// Backtrack: the deepest decision before the bound (and before a
-		// pruned point, whose subtree is covered) with a value left.
-		ns := ch.ns
-		i := len(ns) - 1
-		for i >= 0 && ch.log[i]+1 >= ns[i] {
-			i--
+		// pruned point, whose subtree is covered) with a value left that
+		// is not asleep.
+		i, next := len(ch.ns)-1, -1
+		for ; i >= 0; i-- {
+			if next = ch.nextAwake(i, ch.log[i]+1); next >= 0 {
+				break
+			}
 		}
 		if i < 0 {
 			return nil, nil
 		}
-		prefix = append(slices.Clone(ch.log[:i]), ch.log[i]+1)
+		prefix = append(slices.Clone(ch.log[:i]), next)
 	}
 }
 
@@ -377,9 +413,26 @@ type exploreChooser struct {
 	// prunes only against its own states, so that no time is missed.
 	faults int
 	// log is every choice made; ns[i] the number of values of decision i,
-	// for the decisions before the bound.
-	log []int
-	ns  []int
+	// for the decisions before the bound, and asleep[i] which of them are
+	// asleep (nil for none).
+	log    []int
+	ns     []int
+	asleep [][]bool
+	// sleep is the sleep set: the enabled actions that need not run next,
+	// since a path starting with each, and otherwise the same, was
+	// explored.
+	sleep []model.Action
+}
+
+// nextAwake returns the first value from v on of decision i that is not
+// asleep, or -1.
+func (x *exploreChooser) nextAwake(i, v int) int {
+	for ; v < x.ns[i]; v++ {
+		if x.asleep[i] == nil || !x.asleep[i][v] {
+			return v
+		}
+	}
+	return -1
 }
 
 // Choose is a decision: replayed from the prefix, else 0.
@@ -394,15 +447,19 @@ func (x *exploreChooser) Choose(n int, _ string) int {
 	}
 	if i < x.bound {
 		x.ns = append(x.ns, n)
+		x.asleep = append(x.asleep, nil)
 	}
 	x.log = append(x.log, v)
 	return v
 }
 
-// step is the fault phase's step decision: at a point past the replayed
-// prefix and within the bound, it looks the state up first and prunes a
-// state already explored with as many decisions left.
-func (x *exploreChooser) step(r *runner, n int) int {
+// step is the fault phase's step decision among n values: 0 settles a
+// busy cluster, the others run the enabled actions. At a point past the
+// replayed prefix and within the bound, it looks the state up first and
+// prunes one already explored with as many decisions left and no more
+// asleep; a new decision takes its first value not asleep, and a point
+// where every value is asleep is pruned too.
+func (x *exploreChooser) step(r *runner, n int, busy bool) int {
 	i := len(x.log)
 	if i <= x.bound && x.collect {
 		x.e.times[r.c.Now()] = true
@@ -410,15 +467,83 @@ func (x *exploreChooser) step(r *runner, n int) int {
 	if !x.e.stateless && i >= len(x.prefix) && i <= x.bound {
 		key := r.stateKey(x.faults)
 		left := x.bound - i
-		if seen, ok := x.e.seen[key]; ok && seen >= left {
+		if seen, ok := x.e.seen[key]; ok && seen.covers(left, x.sleep) {
 			panic(errPruned{})
 		}
-		x.e.seen[key] = left
+		x.e.seen[key] = seenState{left: left, sleep: slices.Clone(x.sleep)}
 	}
-	if n > 1 {
-		return x.Choose(n, "step")
+	action := func(v int) (model.Action, bool) {
+		if busy {
+			if v == 0 {
+				return model.Action{}, false // settle
+			}
+			v--
+		}
+		return r.acts[v], true
 	}
-	return 0
+	if n <= 1 {
+		if a, ok := action(0); ok {
+			x.after(r, a)
+		} else {
+			x.sleep = x.sleep[:0]
+		}
+		return 0
+	}
+	var asleep []bool
+	if x.e.sleep && i < x.bound && len(x.sleep) > 0 {
+		asleep = make([]bool, n)
+		for v := range asleep {
+			a, ok := action(v)
+			asleep[v] = ok && slices.Contains(x.sleep, a)
+		}
+	}
+	v := 0
+	switch {
+	case i < len(x.prefix):
+		v = x.prefix[i]
+	case i < x.bound:
+		for v < n && asleep != nil && asleep[v] {
+			v++
+		}
+		if v == n {
+			panic(errPruned{})
+		}
+	}
+	if v >= n {
+		v = 0 // cannot happen in a deterministic scenario; replay flags it
+	}
+	if i < x.bound {
+		x.ns = append(x.ns, n)
+		x.asleep = append(x.asleep, asleep)
+	}
+	x.log = append(x.log, v)
+	a, ok := action(v)
+	if !ok {
+		x.sleep = x.sleep[:0]
+		return v
+	}
+	if x.e.sleep && i < x.bound {
+		// The values before v not asleep were explored before it.
+		for u := range v {
+			if b, ok := action(u); ok && (asleep == nil || !asleep[u]) && !slices.Contains(x.sleep, b) {
+				x.sleep = append(x.sleep, b)
+			}
+		}
+	}
+	x.after(r, a)
+	return v
+}
+
+// after keeps in the sleep set the actions that commute with a, which is
+// about to run.
+func (x *exploreChooser) after(r *runner, a model.Action) {
+	kept := x.sleep[:0]
+	for _, b := range x.sleep {
+		if b != a && r.c.Commute(a, b) {
+			kept = append(kept, b)
+		}
+	}
+	x.sleep = kept
 }
 
 // stateKey is the fingerprint of the cluster with the runner's own state

@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
@@ -73,13 +74,13 @@ func TestExploreConvergingRowsReportNothing(t *testing.T) {
 		assert.Equal(t, 3, res.Depth)
 		assert.Positive(t, res.States)
 		assert.Contains(t, res.Guarantee(), row.scenario+": no counterexample with ≤1 fault ("+row.mix.String()+") and ≤3 decisions (")
-		assert.Contains(t, res.Guarantee(), "64-bit fingerprints; one canonical completion after the bound)")
+		assert.Contains(t, res.Guarantee(), "64-bit fingerprints, sleep sets; one canonical completion after the bound)")
 	}
 }
 
-// TestExploreCachingAgrees: with and without state caching, exploration
-// gives the same verdict at the same minimal depth, and caching runs no
-// more executions.
+// TestExploreCachingAgrees: with and without state caching and sleep
+// sets, exploration gives the same verdict at the same minimal depth, and
+// each reduction runs no more executions than plain re-execution.
 func TestExploreCachingAgrees(t *testing.T) {
 	for _, row := range []struct {
 		scenario string
@@ -91,21 +92,30 @@ func TestExploreCachingAgrees(t *testing.T) {
 		{"replicaset-noresync", dropOnly, 5},
 		{"replicaset-level", dropOnly, 4},
 		{"replicaset-stale", faults.Mix{faults.KindStale}, 3},
+		{"replicaset-expectations", faults.Mix{faults.KindAPIError}, 4},
 	} {
 		sc := catalogScenario(t, row.scenario)
-		cached, err := properties.Explore(sc, row.mix, properties.ExploreOptions{Depth: row.depth})
-		require.NoError(t, err)
-		stateless, err := properties.Explore(sc, row.mix, properties.ExploreOptions{Depth: row.depth, Stateless: true})
-		require.NoError(t, err)
 		name := row.scenario + " " + row.mix.String()
-		assert.Equal(t, stateless.Depth, cached.Depth, name)
-		require.Equal(t, stateless.Counterexample == nil, cached.Counterexample == nil, name)
-		if cached.Counterexample != nil {
-			assert.Equal(t, stateless.Counterexample.Failure.Verdict, cached.Counterexample.Failure.Verdict, name)
+		plain, err := properties.Explore(sc, row.mix, properties.ExploreOptions{Depth: row.depth, Stateless: true, NoSleepSets: true})
+		require.NoError(t, err)
+		assert.Zero(t, plain.States)
+		assert.Contains(t, plain.Guarantee(), "(stateless, ")
+		for _, opts := range []properties.ExploreOptions{
+			{Depth: row.depth},
+			{Depth: row.depth, NoSleepSets: true},
+			{Depth: row.depth, Stateless: true},
+		} {
+			res, err := properties.Explore(sc, row.mix, opts)
+			require.NoError(t, err)
+			variant := fmt.Sprintf("%s (stateless %v, no sleep sets %v)", name, opts.Stateless, opts.NoSleepSets)
+			assert.Equal(t, plain.Depth, res.Depth, variant)
+			require.Equal(t, plain.Counterexample == nil, res.Counterexample == nil, variant)
+			if res.Counterexample != nil {
+				assert.Equal(t, plain.Counterexample.Failure.Verdict, res.Counterexample.Failure.Verdict, variant)
+			}
+			assert.LessOrEqual(t, res.Executions, plain.Executions, variant)
+			t.Logf("%s: %d executions (plain %d)", variant, res.Executions, plain.Executions)
 		}
-		assert.LessOrEqual(t, cached.Executions, stateless.Executions, name)
-		assert.Zero(t, stateless.States)
-		assert.Contains(t, stateless.Guarantee(), "(stateless, ")
 	}
 }
 

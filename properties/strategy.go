@@ -122,7 +122,7 @@ func (r *runner) chooseStep(n int, busy bool) int {
 		return sc.chooseStep(r.acts, busy)
 	}
 	if x, ok := r.ch.(*exploreChooser); ok {
-		return x.step(r, n)
+		return x.step(r, n, busy)
 	}
 	if n > 1 {
 		return r.ch.Choose(n, "step")
