@@ -183,13 +183,13 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		}
 	}
 	res.FaultSpace = len(space)
-	var start time.Time
+	var began time.Time
 	if opts.Budget > 0 {
-		start = time.Now()
+		began = time.Now()
 	}
 	e := &explorer{p: p, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
-		c, err := start1(sc)
+		c, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
 			return res, err
 		}
@@ -198,7 +198,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 			res.Unfingerprinted = append(res.Unfingerprinted, "monitors")
 		}
 	}
-	e.deadline = func() bool { return opts.Budget > 0 && time.Since(start) > opts.Budget }
+	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
 	for d := 1; d <= opts.Depth; d++ {
 		cx, err := e.depth(d, space, res.MaxFaults)
 		res.States, res.Executions = len(e.seen), e.executions
@@ -223,12 +223,6 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		res.States = 0
 	}
 	return res, nil
-}
-
-// start1 builds and starts one cluster of a valid scenario, to read what
-// it declares.
-func start1(sc Scenario) (*model.Cluster, error) {
-	return start(sc, RunOptions{DiscardTrace: true})
 }
 
 // errBudget ends an exploration whose budget is spent.
@@ -269,11 +263,14 @@ func (s seenState) covers(left int, sleep []model.Action) bool {
 	return true
 }
 
-// strikeTimes returns the times seen at decision points, in order.
+// strikeTimes returns the times seen at decision points within the
+// fault horizon, in order.
 func (e *explorer) strikeTimes() []model.Time {
 	var out []model.Time
 	for t := range e.times {
-		out = append(out, t)
+		if t <= e.p.shape.b.budget.Horizon {
+			out = append(out, t)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -286,12 +283,8 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	if cx, err := e.tree(nil, d, true); cx != nil || err != nil {
 		return cx, err
 	}
-	horizon := e.p.shape.b.budget.Horizon
 	var entries []faults.Timed
 	for _, t := range e.strikeTimes() {
-		if t > horizon {
-			continue
-		}
 		for _, f := range space {
 			entries = append(entries, faults.Timed{At: t, Fault: f})
 		}
