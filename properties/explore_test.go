@@ -188,3 +188,20 @@ func TestExploreCountsDepths(t *testing.T) {
 	assert.Equal(t, 2, res.FaultSpace, "drop on each informer: ReplicaSet and Pod")
 	assert.Equal(t, res.Executions, executions[2])
 }
+
+// TestExploreIsDeterministic: the same exploration twice runs the same
+// executions, sees the same states and finds the same counterexample.
+func TestExploreIsDeterministic(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-noresync")
+	a, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
+	require.NoError(t, err)
+	b, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
+	require.NoError(t, err)
+	require.NotNil(t, a.Counterexample)
+	require.NotNil(t, b.Counterexample)
+	assert.Equal(t, a.Executions, b.Executions)
+	assert.Equal(t, a.States, b.States)
+	assert.Equal(t, a.Counterexample.Choices, b.Counterexample.Choices)
+	assert.Equal(t, a.Counterexample.Schedule.String(), b.Counterexample.Schedule.String())
+	assert.Equal(t, a.Counterexample.Trace.Hash(), b.Counterexample.Trace.Hash())
+}
