@@ -205,3 +205,30 @@ func TestExploreIsDeterministic(t *testing.T) {
 	assert.Equal(t, a.Counterexample.Schedule.String(), b.Counterexample.Schedule.String())
 	assert.Equal(t, a.Counterexample.Trace.Hash(), b.Counterexample.Trace.Hash())
 }
+
+// TestExploreEdgeFaultMatrix: exploration reproduces the README's fault
+// matrix column of replicaset-edge, each failure at its minimal depth: it
+// fails under drop, duplicate, expire, restart, edit and apierror, and
+// shows nothing under delay, stale, rival and partition at small depth.
+func TestExploreEdgeFaultMatrix(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-edge")
+	for kind, depth := range map[faults.Kind]int{
+		faults.KindDrop: 1, faults.KindDuplicate: 2, faults.KindExpire: 5,
+		faults.KindRestart: 1, faults.KindEdit: 1, faults.KindAPIError: 1,
+		faults.KindDelay: 0, faults.KindStale: 0, faults.KindRival: 0, faults.KindPartition: 0,
+	} {
+		opts := properties.ExploreOptions{Depth: 5}
+		if depth == 0 {
+			opts.Depth = 3
+		}
+		res, err := properties.Explore(sc, faults.Mix{kind}, opts)
+		require.NoError(t, err)
+		if depth == 0 {
+			assert.Nil(t, res.Counterexample, "%s", kind)
+			continue
+		}
+		require.NotNil(t, res.Counterexample, "%s", kind)
+		assert.Equal(t, depth, res.Depth, "%s", kind)
+		assert.Equal(t, properties.GoalUnmet, res.Counterexample.Failure.Verdict, "%s", kind)
+	}
+}
