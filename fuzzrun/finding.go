@@ -272,7 +272,7 @@ func (f *Finding) validate() error {
 		return fmt.Errorf("format %q: want %q", f.Format, FindingFormat)
 	case f.Scenario == "":
 		return errors.New("no scenario")
-	case f.Seed == 0:
+	case f.Seed == 0 && f.Strategy != properties.StrategyExhaustive:
 		return errors.New("seed must be at least 1")
 	case f.Property == "":
 		return errors.New("no property")

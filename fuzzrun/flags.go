@@ -44,24 +44,28 @@ const (
 	modeList
 	modeReplayFile
 	modeReplaySeed
+	modeExplore
 )
 
 type options struct {
-	mode       mode
-	duration   time.Duration // 0: no wall-clock budget (-runs only)
-	runs       int           // seeds per row; 0: unbounded
-	workers    int
-	scenarios  []properties.Scenario
-	mix        faults.Mix
-	seed       uint64
-	strategy   properties.Strategy
-	shard      Shard
-	out        string
-	replay     string
-	traceJSON  bool
-	html       string
-	json       bool
-	runTimeout time.Duration
+	mode      mode
+	duration  time.Duration // 0: no wall-clock budget (-runs only)
+	runs      int           // seeds per row; 0: unbounded
+	workers   int
+	scenarios []properties.Scenario
+	mix       faults.Mix
+	seed      uint64
+	strategy  properties.Strategy
+	// exploreFaults is -max-faults, for -strategy exhaustive; its depth
+	// is strategy.Depth.
+	exploreFaults int
+	shard         Shard
+	out           string
+	replay        string
+	traceJSON     bool
+	html          string
+	json          bool
+	runTimeout    time.Duration
 	// workerMemory is each worker process's memory limit, in MiB.
 	workerMemory int
 	// rapidArgs are the rapid flags given, passed on to workers.
@@ -79,6 +83,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		faultList string
 		strategy  string
 		depth     int
+		explore   int
 		shard     string
 		list      bool
 		force     bool
@@ -90,7 +95,9 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
 	fs.StringVar(&faultList, "faults", "", "comma-separated fault kinds: run this one mix instead of each scenario's declared mixes")
 	fs.Uint64Var(&opts.seed, "seed", 1, "first seed; with a single -scenario and no -duration, -runs or -shard, replay this seed (re-run and re-shrink it) and print its trace")
-	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random or pct (probabilistic concurrency testing)")
+	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random, pct (probabilistic concurrency testing) or exhaustive (bounded exhaustive exploration)")
+	fs.IntVar(&explore, "depth", DefaultExploreDepth, fmt.Sprintf("with -strategy exhaustive: explore every choice of the first `D` decisions (1 to %d)", properties.MaxExploreDepth))
+	fs.IntVar(&opts.exploreFaults, "max-faults", properties.DefaultExploreFaults, fmt.Sprintf("with -strategy exhaustive: inject at most `F` faults per run (0 to %d)", properties.MaxExploreFaults))
 	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d, at most %d)", properties.DefaultPCTDepth, properties.MaxPCTDepth))
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
 	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
@@ -126,6 +133,19 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	})
 
 	var err error
+	exhaustive := strategy == properties.StrategyExhaustive
+	switch {
+	case exhaustive && set["pct-depth"]:
+		return nil, errors.New("-pct-depth applies to -strategy pct; -strategy exhaustive takes -depth")
+	case !exhaustive && (set["depth"] || set["max-faults"]):
+		return nil, fmt.Errorf("-depth and -max-faults apply to -strategy %s", properties.StrategyExhaustive)
+	case exhaustive && (explore < 1 || explore > properties.MaxExploreDepth):
+		return nil, fmt.Errorf("-depth %d: must be in [1, %d]", explore, properties.MaxExploreDepth)
+	case exhaustive && (opts.exploreFaults < 0 || opts.exploreFaults > properties.MaxExploreFaults):
+		return nil, fmt.Errorf("-max-faults %d: must be in [0, %d]", opts.exploreFaults, properties.MaxExploreFaults)
+	case exhaustive:
+		depth = explore
+	}
 	if opts.strategy, err = properties.ParseStrategy(strategy, depth); err != nil {
 		return nil, fmt.Errorf("-strategy: %w", err)
 	}
@@ -203,6 +223,15 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		opts.mode = modeReplayFile
 		if bad := anySet(set, append(campaignOnly, "scenario", "faults", "seed", "strategy", "pct-depth")); bad != "" {
 			return nil, fmt.Errorf("-replay replays the file as recorded: it takes no -%s", bad)
+		}
+		return &opts, nil
+	case exhaustive:
+		opts.mode = modeExplore
+		if bad := anySet(set, []string{"runs", "workers", "force-workers", "worker-memory", "shard", "json", "seed", "trace-json", "html"}); bad != "" {
+			return nil, fmt.Errorf("-strategy exhaustive explores in this process, without seeds: it takes no -%s (-duration bounds each row's exploration)", bad)
+		}
+		if !set["duration"] {
+			opts.duration = 0
 		}
 		return &opts, nil
 	case set["seed"] && len(opts.scenarios) == 1 && !set["duration"] && !set["runs"] && !set["shard"]:

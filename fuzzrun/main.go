@@ -97,6 +97,8 @@ func Run(args []string, stdout, stderr io.Writer, scenarios []properties.Scenari
 		return replayFile(stdout, stderr, opts, scenarios)
 	case modeReplaySeed:
 		return replaySeed(stdout, stderr, opts)
+	case modeExplore:
+		return explore(stdout, stderr, opts)
 	}
 	if len(rows(opts)) == 0 {
 		fmt.Fprintln(stderr, "fuzzrun: no rows: the selected scenarios declare no fault mixes; pick one with -faults")
@@ -129,4 +131,5 @@ func list(w io.Writer, scenarios []properties.Scenario) {
 	fmt.Fprintln(w, "strategies:")
 	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyRandom, "rapid draws every step of the fault phase (the default)")
 	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyPCT, "probabilistic concurrency testing: random priorities per source of actions, d-1 change points (-pct-depth d)")
+	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyExhaustive, "bounded exhaustive exploration: every choice of the first D decisions with at most F faults (-depth D, -max-faults F), deepening from 1")
 }

@@ -91,7 +91,11 @@ type Counterexample struct {
 // diagnosis, and the replay command last.
 func (cx *Counterexample) Report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s, faults %s, seed %d: ", cx.Scenario, cx.Faults, cx.Seed)
+	if cx.Strategy.Name == StrategyExhaustive {
+		fmt.Fprintf(&b, "scenario %s, faults %s, %s: ", cx.Scenario, cx.Faults, cx.Strategy)
+	} else {
+		fmt.Fprintf(&b, "scenario %s, faults %s, seed %d: ", cx.Scenario, cx.Faults, cx.Seed)
+	}
 	b.WriteString(cx.Failure.Report(cx.Schedule))
 	switch {
 	case cx.Class == faults.Adversarial:

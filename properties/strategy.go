@@ -18,6 +18,9 @@ const (
 	// priority change points, drawn from rapid before the run; every step
 	// then runs the enabled action of highest priority.
 	StrategyPCT = "pct"
+	// StrategyExhaustive is bounded exhaustive exploration (Explore):
+	// every choice vector up to a depth, not a search of rapid's.
+	StrategyExhaustive = "exhaustive"
 )
 
 // DefaultPCTDepth is the bug depth d PCT aims at when Strategy.Depth is 0.
@@ -64,8 +67,12 @@ func (s Strategy) Validate() error {
 		if s.Depth < 0 || s.Depth > MaxPCTDepth {
 			return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
 		}
+	case StrategyExhaustive:
+		if s.Depth < 0 || s.Depth > MaxExploreDepth {
+			return fmt.Errorf("exhaustive depth %d: must be in [1, %d]", s.Depth, MaxExploreDepth)
+		}
 	default:
-		return fmt.Errorf("unknown strategy %q (known: %s, %s)", s.Name, StrategyRandom, StrategyPCT)
+		return fmt.Errorf("unknown strategy %q (known: %s, %s, %s)", s.Name, StrategyRandom, StrategyPCT, StrategyExhaustive)
 	}
 	return nil
 }
@@ -81,9 +88,13 @@ func (s Strategy) depth() int {
 	return s.Depth
 }
 
-// String renders "random", "pct" or "pct depth 2".
+// String renders "random", "pct", "pct depth 2" or "exhaustive depth 8".
 func (s Strategy) String() string {
 	switch {
+	case s.Name == StrategyExhaustive && s.Depth > 0:
+		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
+	case s.Name == StrategyExhaustive:
+		return StrategyExhaustive
 	case !s.PCT():
 		return StrategyRandom
 	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
@@ -110,6 +121,9 @@ func (r *runner) chooseStep(n int, busy bool) int {
 	if sc, ok := r.ch.(stepChooser); ok {
 		return sc.chooseStep(r.acts, busy)
 	}
+	if x, ok := r.ch.(*exploreChooser); ok {
+		return x.step(r, n, busy)
+	}
 	if n > 1 {
 		return r.ch.Choose(n, "step")
 	}
@@ -122,6 +136,9 @@ func (r *runner) chooseStep(n int, busy bool) int {
 func (sh *shape) chooserFor(s Strategy) (func(*rapid.T, *rapidChooser) model.Chooser, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if s.Name == StrategyExhaustive {
+		return nil, fmt.Errorf("strategy %s is run by Explore, not by a search", StrategyExhaustive)
 	}
 	if !s.PCT() {
 		return func(_ *rapid.T, ch *rapidChooser) model.Chooser { return ch }, nil

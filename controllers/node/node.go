@@ -78,7 +78,7 @@ func Scheduler() model.Controller {
 		For:          replicaset.PodKind,
 		Watches:      []model.Watch{{Kind: Kind, Map: func(model.Client, *model.Object) []model.Request { return nil }}},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				pod, err := c.Get(replicaset.PodKind, req.Namespace, req.Name)
 				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != "" {
 					return model.Result{}, nil
@@ -137,7 +137,7 @@ func Kubelet(node string) model.Controller {
 		For:          replicaset.PodKind,
 		Watches:      []model.Watch{{Kind: Kind, Map: func(model.Client, *model.Object) []model.Request { return nil }}},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				self, err := c.Get(Kind, "", node)
 				if err != nil || !Alive(self) {
 					return model.Result{}, nil // a dead node runs nothing
@@ -178,7 +178,7 @@ func Lifecycle() model.Controller {
 		For:          Kind,
 		Watches:      []model.Watch{{Kind: replicaset.PodKind, Map: podsToTheirNode}},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				n, err := c.Get(Kind, "", req.Name)
 				if err != nil || Alive(n) {
 					return model.Result{}, nil
@@ -211,7 +211,7 @@ func Drain() model.Controller {
 		For:          Kind,
 		Watches:      []model.Watch{{Kind: replicaset.PodKind, Map: podsToTheirNode}},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				n, err := c.Get(Kind, "", req.Name)
 				if err != nil || !n.Spec.Bool("drain") {
 					return model.Result{}, nil

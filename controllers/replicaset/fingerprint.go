@@ -1,0 +1,49 @@
+package replicaset
+
+import (
+	"fmt"
+	"hash"
+	"slices"
+
+	"github.com/converge-sim/converge/model"
+)
+
+// Fingerprint writes the controller's expectations, by key, for bounded
+// exploration (model.Fingerprinter).
+func (r *level) Fingerprint(h hash.Hash64) {
+	for _, key := range sortedKeys(r.expect) {
+		e := r.expect[key]
+		fmt.Fprintf(h, "%q rv=%d since=%d deletes=", key, e.rv, e.since)
+		for _, o := range e.deletes {
+			fmt.Fprintf(h, "%q@%d,", o.Name, o.ResourceVersion)
+		}
+		fmt.Fprint(h, ";")
+	}
+}
+
+// Fingerprint writes the controller's counts and pod lists, by key, for
+// bounded exploration (model.Fingerprinter).
+func (h *edge) Fingerprint(w hash.Hash64) {
+	for _, key := range sortedKeys(h.rs) {
+		st := h.rs[key]
+		fmt.Fprintf(w, "%q want=%d live=%d created=%q deleting=%q", key, st.want, st.live, st.created, sortedKeys(st.deleting))
+		if st.obj != nil {
+			fmt.Fprintf(w, " obj=%s@%d", st.obj.UID, st.obj.ResourceVersion)
+		}
+		fmt.Fprint(w, ";")
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+var (
+	_ model.Fingerprinter = (*level)(nil)
+	_ model.Fingerprinter = (*edge)(nil)
+)

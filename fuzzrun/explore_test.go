@@ -1,0 +1,74 @@
+//go:build unix
+
+package fuzzrun_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/converge-sim/converge/fuzzrun"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestExhaustiveCLIWritesAReplayableFinding: fuzzrun -strategy exhaustive
+// finds replicaset-noresync's lost rescale at its minimal depth, writes it
+// as an ordinary finding file, and -replay reproduces it; the row must
+// fail this way, so the exit code is 0.
+func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "5", "-out", dir)
+	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	assert.Contains(t, out, "replicaset-noresync: counterexample at depth 4 (goal-unmet) (")
+	assert.Contains(t, out, "scenario replicaset-noresync, faults drop, exhaustive depth 4: converges violated (goal-unmet)")
+	files, err := filepath.Glob(filepath.Join(dir, "finding-replicaset-noresync-goal-unmet-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	f, err := fuzzrun.ReadFinding(files[0])
+	require.NoError(t, err)
+	assert.Equal(t, "exhaustive", f.Strategy)
+	assert.True(t, f.Expected)
+	assert.Contains(t, f.ReplaySeed, "-strategy exhaustive -scenario replicaset-noresync -faults drop -depth 5 -max-faults 1")
+
+	code, out, stderr = cli(t, "-replay", files[0])
+	assert.Contains(t, out, "converges violated (goal-unmet)", "stderr:\n%s", stderr)
+	assert.NotContains(t, stderr, "nondeterministic")
+	assert.NotContains(t, stderr, "does not fit")
+	assert.Equal(t, fuzzrun.ExitOK, code, "the finding shows what the row must")
+}
+
+// TestExhaustiveCLIPrintsTheGuarantee: a row that converges prints what
+// was shown, with its limits, and exits 0.
+func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "2")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, "replicaset-level: no counterexample with ≤1 fault (drop) and ≤2 decisions (")
+	assert.Contains(t, out, "64-bit fingerprints, sleep sets; one canonical completion after the bound) [drop, ")
+	assert.Empty(t, stderr)
+}
+
+// TestExhaustiveCLIUnexpectedCounterexample: a counterexample under a mix
+// the scenario does not declare exits 1.
+func TestExhaustiveCLIUnexpectedCounterexample(t *testing.T) {
+	code, out, _ := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-edge", "-faults", "drop,duplicate", "-depth", "2")
+	assert.Equal(t, fuzzrun.ExitUnexpected, code)
+	assert.Contains(t, out, "replicaset-edge: counterexample at depth 1")
+	_, err := os.Stat("findings")
+	assert.True(t, os.IsNotExist(err), "no -out, no file")
+}
+
+func TestExhaustiveCLIBadValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-strategy", "exhaustive", "-depth", "0"}, "fuzzrun: -depth 0: must be in [1, 64]"},
+		{[]string{"-strategy", "exhaustive", "-max-faults", "9"}, "fuzzrun: -max-faults 9: must be in [0, 4]"},
+		{[]string{"-strategy", "exhaustive", "-runs", "3"}, "it takes no -runs"},
+	} {
+		code, _, stderr := cli(t, tc.args...)
+		assert.Equal(t, fuzzrun.ExitUsage, code, "%v", tc.args)
+		oneLine(t, stderr, tc.want)
+	}
+}

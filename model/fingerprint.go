@@ -1,0 +1,377 @@
+package model
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Fingerprinter is implemented by a Reconciler, a Handler or an Actor
+// whose memory decides its future behaviour: Fingerprint writes that
+// memory, canonically (map keys sorted, no pointers), to h. Bounded
+// exploration merges states with equal fingerprints; without the hook a
+// component is taken to be stateless, and the guarantee names it
+// (Cluster.Unfingerprinted).
+type Fingerprinter interface {
+	Fingerprint(h hash.Hash64)
+}
+
+// Fingerprint returns a 64-bit hash of everything in the cluster that
+// decides its future (docs/design.md, "Bounded exhaustive exploration"):
+// the virtual time; the server's objects, history, counters, pending
+// garbage and rejections; each informer's cache, watch stream with its
+// pending events, held events and armed faults (drops, duplicates,
+// delays, staleness, relists due); each controller's liveness, partition,
+// armed write failures and crash, its queue (items in order, dirty,
+// processing, failures, waiting keys with their times relative to now)
+// and, through Fingerprinter, its memory; live timers as (time relative
+// to now, name, order); actors' remaining moves and memory; rivals.
+//
+// ResourceVersions, UIDs and generated names enter as they are, not
+// renumbered: two states that differ only in how the server numbered
+// them hash differently, which loses merges but never merges states that
+// differ.
+func (c *Cluster) Fingerprint() uint64 {
+	h := fnv.New64a()
+	f := &fp{h: h}
+	f.int(int64(c.clock.Now()))
+	f.bool(c.actorsStopped)
+	f.bool(c.resyncHeld)
+	f.bool(c.panic != nil)
+	f.int(int64(len(c.pendingCrash)))
+
+	s := c.server
+	f.uint(s.rv)
+	f.uint(s.seq)
+	f.uint(s.compactedRV)
+	f.uint(s.rejectSeq)
+	for _, kind := range s.kindSeq {
+		f.str(kind)
+		st := s.kinds[kind]
+		f.int(int64(st.len()))
+		st.keys.each(func(k objKey) bool {
+			f.object(st.objs[k])
+			return true
+		})
+	}
+	f.int(int64(len(s.history)))
+	for _, e := range s.history {
+		f.event(e)
+	}
+	f.int(int64(len(s.gcQueue)))
+	for _, r := range s.gcQueue {
+		f.str(r.String())
+	}
+
+	for _, ctl := range c.ctrls {
+		f.controller(ctl)
+	}
+	for _, inf := range c.informers {
+		f.informer(inf)
+	}
+
+	now := c.clock.Now()
+	timers := make([]*Timer, 0, len(c.clock.timers))
+	for _, t := range c.clock.timers {
+		if !t.dead {
+			timers = append(timers, t)
+		}
+	}
+	sort.Slice(timers, func(i, j int) bool { return timers[i].seq < timers[j].seq })
+	f.int(int64(len(timers)))
+	for _, t := range timers {
+		f.int(int64(t.At - now))
+		f.str(t.Name)
+		f.bool(t.Preempts)
+	}
+
+	for _, a := range c.actors {
+		f.str(a.actor.Name())
+		f.int(int64(a.moves))
+		f.hook(a.actor)
+	}
+	for _, r := range c.rivals {
+		f.str(r.Name)
+		f.str(r.Target.String())
+		f.str(r.Path)
+		f.value(r.Value)
+		f.bool(r.Persistent)
+		f.bool(r.active)
+	}
+	return h.Sum64()
+}
+
+// Unfingerprinted returns the controllers and actors whose memory
+// Fingerprint does not cover: they implement no Fingerprinter.
+func (c *Cluster) Unfingerprinted() []string {
+	var out []string
+	for _, ctl := range c.ctrls {
+		var memory any = ctl.rec
+		if ctl.rec == nil {
+			memory = ctl.handler
+		}
+		if _, ok := memory.(Fingerprinter); !ok {
+			out = append(out, ctl.spec.Name)
+		}
+	}
+	for _, a := range c.actors {
+		if _, ok := a.actor.(Fingerprinter); !ok {
+			out = append(out, a.actor.Name())
+		}
+	}
+	return out
+}
+
+// fp writes the parts of a state to a hash, each unambiguously delimited.
+type fp struct {
+	h   hash.Hash64
+	buf [8]byte
+}
+
+func (f *fp) uint(v uint64) {
+	binary.LittleEndian.PutUint64(f.buf[:], v)
+	_, _ = f.h.Write(f.buf[:])
+}
+
+func (f *fp) int(v int64) { f.uint(uint64(v)) }
+
+func (f *fp) bool(v bool) {
+	if v {
+		f.uint(1)
+	} else {
+		f.uint(0)
+	}
+}
+
+func (f *fp) str(s string) {
+	f.uint(uint64(len(s)))
+	_, _ = f.h.Write([]byte(s))
+}
+
+// value writes a field value: the types Fields hold, anything else by
+// its printed form.
+func (f *fp) value(v any) {
+	switch v := v.(type) {
+	case nil:
+		f.uint(0)
+	case int64:
+		f.uint(1)
+		f.int(v)
+	case int:
+		f.uint(1)
+		f.int(int64(v))
+	case string:
+		f.uint(2)
+		f.str(v)
+	case bool:
+		f.uint(3)
+		f.bool(v)
+	case float64:
+		f.uint(4)
+		f.uint(math.Float64bits(v))
+	default:
+		f.uint(5)
+		f.str(fmt.Sprintf("%T %v", v, v))
+	}
+}
+
+func (f *fp) fields(x Fields) {
+	f.int(int64(len(x.kv)))
+	for _, e := range x.kv {
+		f.str(e.path)
+		f.value(e.value)
+	}
+}
+
+// object writes every part of an object a reader can see; nil is its own
+// value.
+func (f *fp) object(o *Object) {
+	if o == nil {
+		f.uint(math.MaxUint64)
+		return
+	}
+	f.str(o.Kind)
+	f.str(o.Namespace)
+	f.str(o.Name)
+	f.str(o.GenerateName)
+	f.str(string(o.UID))
+	f.uint(o.ResourceVersion)
+	f.int(o.Generation)
+	f.int(int64(o.CreationTimestamp))
+	if o.DeletionTimestamp != nil {
+		f.bool(true)
+		f.int(int64(*o.DeletionTimestamp))
+	} else {
+		f.bool(false)
+	}
+	f.int(int64(len(o.Finalizers)))
+	for _, s := range o.Finalizers {
+		f.str(s)
+	}
+	keys := make([]string, 0, len(o.Labels))
+	for k := range o.Labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	f.int(int64(len(keys)))
+	for _, k := range keys {
+		f.str(k)
+		f.str(o.Labels[k])
+	}
+	f.int(int64(len(o.OwnerReferences)))
+	for _, r := range o.OwnerReferences {
+		f.str(r.Kind)
+		f.str(r.Name)
+		f.str(string(r.UID))
+		f.bool(r.Controller)
+	}
+	f.fields(o.Spec)
+	f.fields(o.Status)
+}
+
+func (f *fp) event(e Event) {
+	f.int(int64(e.Type))
+	f.int(int64(e.At))
+	f.object(e.Object)
+}
+
+// hook writes a component's memory through its Fingerprinter, if any.
+func (f *fp) hook(v any) {
+	if m, ok := v.(Fingerprinter); ok {
+		f.bool(true)
+		m.Fingerprint(f.h)
+	} else {
+		f.bool(false)
+	}
+}
+
+func (f *fp) controller(ctl *controller) {
+	now := ctl.c.clock.Now()
+	f.str(ctl.spec.Name)
+	f.bool(ctl.up)
+	f.bool(ctl.partitioned())
+	f.int(int64(len(ctl.failures)))
+	for _, a := range ctl.failures {
+		f.str(string(a.err.Reason))
+		f.str(a.err.Message)
+		f.int(int64(a.err.RetryAfter))
+		f.bool(a.applied)
+	}
+	f.int(int64(ctl.crashAfterWrites))
+	f.int(int64(ctl.crashDown))
+	f.bool(ctl.wait.reconciling)
+	f.int(int64(ctl.wait.waited))
+	f.bool(ctl.wait.crash)
+	if q := ctl.queue; q != nil {
+		f.bool(true)
+		items := q.items[q.head:]
+		f.int(int64(len(items)))
+		for _, k := range items {
+			f.str(k)
+		}
+		f.keys(q.dirty)
+		f.keys(q.processing)
+		fails := sortedKeys(q.failures)
+		f.int(int64(len(fails)))
+		for _, k := range fails {
+			f.str(k)
+			f.int(int64(q.failures[k]))
+		}
+		waiting := sortedKeys(q.waiting)
+		f.int(int64(len(waiting)))
+		for _, k := range waiting {
+			f.str(k)
+			f.int(int64(q.waiting[k].At - now))
+		}
+	} else {
+		f.bool(false)
+	}
+	if ctl.rec != nil {
+		f.hook(ctl.rec)
+	} else {
+		f.hook(ctl.handler)
+	}
+}
+
+// keys writes the keys of a set whose value is true.
+func (f *fp) keys(m map[string]bool) {
+	var ks []string
+	for k, v := range m {
+		if v {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	f.int(int64(len(ks)))
+	for _, k := range ks {
+		f.str(k)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func (f *fp) informer(inf *Informer) {
+	now := inf.ctrl.c.clock.Now()
+	f.str(inf.kind)
+	f.int(int64(inf.cache.len()))
+	inf.cache.keys.each(func(k objKey) bool {
+		f.object(inf.cache.objs[k])
+		return true
+	})
+	f.uint(inf.lastRV)
+	f.bool(inf.broken)
+	f.bool(inf.mustRelist)
+	if w := inf.watch; w != nil {
+		f.bool(true)
+		f.bool(w.stopped)
+		f.int(int64(len(w.pending)))
+		for _, e := range w.pending {
+			f.event(e)
+		}
+	} else {
+		f.bool(false)
+	}
+	f.int(int64(len(inf.replay)))
+	for _, k := range inf.replay {
+		f.str(k.namespace)
+		f.str(k.name)
+	}
+	f.int(int64(inf.drops))
+	f.int(int64(inf.dupes))
+	f.int(int64(len(inf.delays)))
+	for _, d := range inf.delays {
+		f.int(int64(d))
+	}
+	f.int(int64(len(inf.held)))
+	for _, hb := range inf.held {
+		f.event(hb.event)
+		f.bool(hb.ready)
+		if hb.timer != nil {
+			f.int(int64(hb.timer.At - now))
+		}
+	}
+	f.object(inf.prev)
+	f.uint(inf.lag)
+}
+
+// StatelessFunc is a ReconcilerFunc that declares it keeps no memory
+// between reconciles: its fingerprint (Fingerprinter) is empty, so bounded
+// exploration does not name it as unfingerprinted.
+type StatelessFunc func(req Request) (Result, error)
+
+// Reconcile calls f.
+func (f StatelessFunc) Reconcile(req Request) (Result, error) { return f(req) }
+
+// Fingerprint writes nothing: f keeps no memory.
+func (StatelessFunc) Fingerprint(hash.Hash64) {}

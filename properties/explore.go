@@ -1,0 +1,554 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+)
+
+// DefaultExploreFaults is how many faults a bounded exploration injects at
+// most when ExploreOptions.Faults is zero.
+const DefaultExploreFaults = 1
+
+// MaxExploreDepth bounds ExploreOptions.Depth: the tree grows
+// exponentially with it, and depths past a few dozen never finish; the
+// bound only catches a typo.
+const MaxExploreDepth = 64
+
+// MaxExploreFaults bounds ExploreOptions.Faults for the same reason.
+const MaxExploreFaults = 4
+
+// ExploreOptions configures Explore.
+type ExploreOptions struct {
+	// Depth is D, the number of decisions explored: every choice the run
+	// draws (the fault phase's step, where 0 lets a busy cluster settle,
+	// and every Cluster.Choose draw) is a decision; the first D take
+	// every value, later ones take 0. Required, in [1, MaxExploreDepth].
+	Depth int
+	// Faults is F, the most faults a run injects; zero means
+	// DefaultExploreFaults. With an empty mix no fault is injected.
+	Faults int
+	// Stateless turns state caching off: every path is re-executed, none
+	// pruned by its fingerprint.
+	Stateless bool
+	// NoSleepSets turns sleep sets off: a path that only reorders actions
+	// that commute (model.Cluster.Commute) with one already explored is
+	// then explored again.
+	NoSleepSets bool
+	// Budget, if positive, is the wall-clock time the exploration may
+	// take: deepening stops at the first depth it cannot finish in time,
+	// and the result reports the deepest depth finished.
+	Budget time.Duration
+	// Progress, if set, is called after each depth is finished.
+	Progress func(ExploreResult)
+
+	_ struct{}
+}
+
+// ExploreResult is what Explore found.
+type ExploreResult struct {
+	Scenario string
+	Faults   faults.Mix
+	// MaxFaults is F; Depth the deepest depth fully explored (the depth of
+	// the counterexample when there is one).
+	MaxFaults int
+	Depth     int
+	// TimedOut says the budget ran out before the requested depth.
+	TimedOut bool
+	// Stateless says no state caching was used; SleepSets that sleep sets
+	// were.
+	Stateless bool
+	SleepSets bool
+	// States is the number of distinct states seen at decision points
+	// (zero when stateless); Executions the runs made, pruned ones
+	// included.
+	States, Executions int
+	// FaultSpace is the number of distinct faults explored (kinds,
+	// targets and canonical parameters), StrikeTimes the times they
+	// struck at.
+	FaultSpace  int
+	StrikeTimes []model.Time
+	// Unfingerprinted names the controllers whose memory the state
+	// fingerprint does not cover (they implement no model.Fingerprinter),
+	// and "monitors" when the scenario has monitors.
+	Unfingerprinted []string
+	// Counterexample is the first failure, at minimal depth; nil when none.
+	Counterexample *Counterexample
+}
+
+// Guarantee states what the exploration showed, with its limits, on one
+// line.
+func (r ExploreResult) Guarantee() string {
+	var b strings.Builder
+	if r.Counterexample == nil && r.Depth == 0 {
+		return fmt.Sprintf("%s: no depth fully explored: the budget was spent at depth 1 (%d executions)", r.Scenario, r.Executions)
+	}
+	if r.Counterexample != nil {
+		fmt.Fprintf(&b, "%s: counterexample at depth %d (%s)", r.Scenario, r.Depth, r.Counterexample.Failure.Verdict)
+	} else {
+		fmt.Fprintf(&b, "%s: no counterexample with ≤%d fault", r.Scenario, r.MaxFaults)
+		if r.MaxFaults != 1 {
+			b.WriteString("s")
+		}
+		if len(r.Faults) > 0 && r.MaxFaults > 0 {
+			fmt.Fprintf(&b, " (%s)", r.Faults)
+		}
+		fmt.Fprintf(&b, " and ≤%d decisions", r.Depth)
+	}
+	b.WriteString(" (")
+	if r.Stateless {
+		fmt.Fprintf(&b, "stateless, %d executions", r.Executions)
+		if r.SleepSets {
+			b.WriteString("; sleep sets")
+		}
+	} else {
+		fmt.Fprintf(&b, "%d states, %d executions; 64-bit fingerprints", r.States, r.Executions)
+		if r.SleepSets {
+			b.WriteString(", sleep sets")
+		}
+		if len(r.Unfingerprinted) > 0 {
+			fmt.Fprintf(&b, "; memory not fingerprinted: %s", strings.Join(r.Unfingerprinted, ", "))
+		}
+	}
+	b.WriteString("; one canonical completion after the bound)")
+	if r.TimedOut {
+		b.WriteString("; budget spent before the next depth")
+	}
+	return b.String()
+}
+
+// Explore searches a scenario exhaustively within bounds (docs/design.md,
+// "Bounded exhaustive exploration"): every vector of the first D choices
+// of the fault phase, with at most F faults of mix, each from the
+// canonical fault space (faults.Canonical) striking at any virtual time
+// the fault-free exploration reaches at a decision point. A fault is a
+// preempting timer, so when it strikes among the actions due at its time
+// is itself a decision. Depths are explored 1, 2, …, D, so the first
+// counterexample is at minimal depth; it is an ordinary (schedule,
+// choices) pair that Replay replays, judged by the same runner, with the
+// same quiescence and verdicts, as a random search's runs.
+//
+// Unless opts.Stateless, a decision point whose state fingerprint
+// (model.Cluster.Fingerprint, with the runner's own state) was seen with
+// at least as many decisions left is pruned.
+func Explore(sc Scenario, mix faults.Mix, opts ExploreOptions) (ExploreResult, error) {
+	if err := opts.validate(); err != nil {
+		return ExploreResult{}, err
+	}
+	p, err := Prepare(sc, mix)
+	if err != nil {
+		return ExploreResult{}, err
+	}
+	return p.Explore(opts)
+}
+
+func (o ExploreOptions) validate() error {
+	var errs []error
+	if o.Depth < 1 || o.Depth > MaxExploreDepth {
+		errs = append(errs, fmt.Errorf("explore depth %d: must be in [1, %d]", o.Depth, MaxExploreDepth))
+	}
+	if o.Faults < 0 || o.Faults > MaxExploreFaults {
+		errs = append(errs, fmt.Errorf("explore faults %d: must be in [0, %d] (0: %d)", o.Faults, MaxExploreFaults, DefaultExploreFaults))
+	}
+	if o.Budget < 0 {
+		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))
+	}
+	return errors.Join(errs...)
+}
+
+// Explore is Explore of the prepared scenario under its mix.
+func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
+	if err := opts.validate(); err != nil {
+		return ExploreResult{}, err
+	}
+	sc := p.shape.sc
+	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Stateless: opts.Stateless, SleepSets: !opts.NoSleepSets}
+	if res.MaxFaults == 0 {
+		res.MaxFaults = DefaultExploreFaults
+	}
+	if len(p.mix) == 0 {
+		res.MaxFaults = 0
+	}
+	var space []faults.Fault
+	if res.MaxFaults > 0 {
+		var err error
+		if space, err = faults.Canonical(p.mix, p.plan.Topology, p.plan.Budget); err != nil {
+			return res, err
+		}
+	}
+	res.FaultSpace = len(space)
+	var began time.Time
+	if opts.Budget > 0 {
+		began = time.Now()
+	}
+	e := &explorer{p: p, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	if !opts.Stateless {
+		c, err := start(sc, RunOptions{DiscardTrace: true})
+		if err != nil {
+			return res, err
+		}
+		res.Unfingerprinted = c.Unfingerprinted()
+		if sc.Monitors != nil {
+			res.Unfingerprinted = append(res.Unfingerprinted, "monitors")
+		}
+	}
+	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
+	for d := 1; d <= opts.Depth; d++ {
+		cx, err := e.depth(d, space, res.MaxFaults)
+		res.States, res.Executions = len(e.seen), e.executions
+		if err != nil {
+			if errors.Is(err, errBudget) {
+				res.TimedOut = true
+				break
+			}
+			return res, err
+		}
+		res.StrikeTimes = e.strikeTimes()
+		res.Depth = d
+		if cx != nil {
+			res.Counterexample = cx
+			break
+		}
+		if opts.Progress != nil {
+			opts.Progress(res)
+		}
+	}
+	if res.Stateless {
+		res.States = 0
+	}
+	return res, nil
+}
+
+// errBudget ends an exploration whose budget is spent.
+var errBudget = errors.New("explore budget spent")
+
+// explorer is one exploration's state across depths and schedules.
+type explorer struct {
+	p         *Prepared
+	stateless bool
+	sleep     bool
+	// seen maps a state key to how it was explored: every path from it
+	// with that many decisions left, or fewer, that starts with no action
+	// of its sleep set has run, or is running, without a failure.
+	seen       map[uint64]seenState
+	times      map[model.Time]bool
+	executions int
+	deadline   func() bool
+}
+
+// seenState is how a state was explored: with left decisions left and
+// the actions of sleep asleep.
+type seenState struct {
+	left  int
+	sleep []model.Action
+}
+
+// covers reports whether exploring a state with left decisions left and
+// sleep asleep would explore nothing that s did not.
+func (s seenState) covers(left int, sleep []model.Action) bool {
+	if s.left < left {
+		return false
+	}
+	for _, a := range s.sleep {
+		if !slices.Contains(sleep, a) {
+			return false
+		}
+	}
+	return true
+}
+
+// strikeTimes returns the times seen at decision points within the
+// fault horizon, in order.
+func (e *explorer) strikeTimes() []model.Time {
+	var out []model.Time
+	for t := range e.times {
+		if t <= e.p.shape.b.budget.Horizon {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// depth explores every schedule at depth d: the fault-free tree first,
+// which also collects the strike times, then each schedule of up to
+// maxFaults faults of space at those times.
+func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterexample, error) {
+	if cx, err := e.tree(nil, d, true); cx != nil || err != nil {
+		return cx, err
+	}
+	var entries []faults.Timed
+	for _, t := range e.strikeTimes() {
+		for _, f := range space {
+			entries = append(entries, faults.Timed{At: t, Fault: f})
+		}
+	}
+	var cx *Counterexample
+	var err error
+	// Schedules of k faults are the k-subsets of the entries, in
+	// lexicographic order of their indices.
+	var choose func(from int, sched faults.Schedule) bool
+	choose = func(from int, sched faults.Schedule) bool {
+		if len(sched) > 0 {
+			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
+				return true
+			}
+		}
+		if len(sched) == maxFaults {
+			return false
+		}
+		for i := from; i < len(entries); i++ {
+			if choose(i+1, append(slices.Clip(sched), entries[i])) {
+				return true
+			}
+		}
+		return false
+	}
+	choose(0, nil)
+	return cx, err
+}
+
+// tree explores every choice vector of one schedule at depth d, depth
+// first, re-executing each path from Build.
+func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexample, error) {
+	var prefix []int
+	for {
+		if e.deadline() {
+			return nil, errBudget
+		}
+		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched)}
+		out, pruned, err := e.run(sched, ch)
+		if err != nil {
+			return nil, err
+		}
+		if !pruned && out.Failure != nil {
+			return e.counterexample(sched, ch.log, out, d)
+		}
+		// Backtrack: the deepest decision before the bound (and before a
+		// pruned point, whose subtree is covered) with a value left that
+		// is not asleep.
+		i, next := len(ch.ns)-1, -1
+		for ; i >= 0; i-- {
+			if next = ch.nextAwake(i, ch.log[i]+1); next >= 0 {
+				break
+			}
+		}
+		if i < 0 {
+			return nil, nil
+		}
+		prefix = append(slices.Clone(ch.log[:i]), next)
+	}
+}
+
+// errPruned unwinds a run at a decision point already explored.
+type errPruned struct{}
+
+// run executes one path; pruned says it stopped at a state already
+// explored.
+func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome, pruned bool, err error) {
+	e.executions++
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(errPruned); !ok {
+				panic(v)
+			}
+			out, pruned, err = nil, true, nil
+		}
+	}()
+	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
+	return out, false, err
+}
+
+// counterexample replays the failing path with its trace kept.
+func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *Outcome, d int) (*Counterexample, error) {
+	choices = slices.Clone(choices)
+	out, diverged, err := e.p.replay(sched, choices, RunOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if diverged || out.Failure == nil || out.Failure.Verdict != failed.Failure.Verdict {
+		return nil, fmt.Errorf("scenario %s is nondeterministic: the replay of an explored path did not fail as it did (trap 6 in docs/design.md)", e.p.shape.sc.Name)
+	}
+	if sched == nil {
+		sched = faults.Schedule{}
+	}
+	return &Counterexample{
+		Scenario: e.p.shape.sc.Name,
+		Faults:   e.p.mix,
+		Strategy: Strategy{Name: StrategyExhaustive, Depth: d},
+		Failure:  out.Failure,
+		Schedule: sched,
+		Choices:  choices,
+		Steps:    out.Cluster.Steps(),
+		Trace:    out.Cluster.Trace(),
+		Class:    sched.Class(),
+		minimal:  out,
+	}, nil
+}
+
+// exploreChooser replays a prefix of choices, then chooses 0, recording
+// every choice and, up to the bound, how many values each decision had.
+type exploreChooser struct {
+	e      *explorer
+	prefix []int
+	bound  int
+	// collect records the time of each decision point up to the bound
+	// (strike times for faults).
+	collect bool
+	// faults is the number of faults in the run's schedule, part of the
+	// state key: the fault-free tree, which collects the strike times,
+	// prunes only against its own states, so that no time is missed.
+	faults int
+	// log is every choice made; ns[i] the number of values of decision i,
+	// for the decisions before the bound, and asleep[i] which of them are
+	// asleep (nil for none).
+	log    []int
+	ns     []int
+	asleep [][]bool
+	// sleep is the sleep set: the enabled actions that need not run next,
+	// since a path starting with each, and otherwise the same, was
+	// explored.
+	sleep []model.Action
+}
+
+// nextAwake returns the first value from v on of decision i that is not
+// asleep, or -1.
+func (x *exploreChooser) nextAwake(i, v int) int {
+	for ; v < x.ns[i]; v++ {
+		if x.asleep[i] == nil || !x.asleep[i][v] {
+			return v
+		}
+	}
+	return -1
+}
+
+// Choose is a decision: replayed from the prefix, else 0.
+func (x *exploreChooser) Choose(n int, _ string) int {
+	i := len(x.log)
+	v := 0
+	if i < len(x.prefix) {
+		v = x.prefix[i]
+	}
+	if v >= n {
+		v = 0 // cannot happen in a deterministic scenario; replay flags it
+	}
+	if i < x.bound {
+		x.ns = append(x.ns, n)
+		x.asleep = append(x.asleep, nil)
+	}
+	x.log = append(x.log, v)
+	return v
+}
+
+// step is the fault phase's step decision among n values: 0 settles a
+// busy cluster, the others run the enabled actions. At a point past the
+// replayed prefix and within the bound, it looks the state up first and
+// prunes one already explored with as many decisions left and no more
+// asleep; a new decision takes its first value not asleep, and a point
+// where every value is asleep is pruned too.
+func (x *exploreChooser) step(r *runner, n int, busy bool) int {
+	i := len(x.log)
+	if i <= x.bound && x.collect {
+		x.e.times[r.c.Now()] = true
+	}
+	if !x.e.stateless && i >= len(x.prefix) && i <= x.bound {
+		key := r.stateKey(x.faults)
+		left := x.bound - i
+		if seen, ok := x.e.seen[key]; ok && seen.covers(left, x.sleep) {
+			panic(errPruned{})
+		}
+		x.e.seen[key] = seenState{left: left, sleep: slices.Clone(x.sleep)}
+	}
+	action := func(v int) (model.Action, bool) {
+		if busy {
+			if v == 0 {
+				return model.Action{}, false // settle
+			}
+			v--
+		}
+		return r.acts[v], true
+	}
+	if n <= 1 {
+		if a, ok := action(0); ok {
+			x.after(r, a)
+		} else {
+			x.sleep = x.sleep[:0]
+		}
+		return 0
+	}
+	var asleep []bool
+	if x.e.sleep && i < x.bound && len(x.sleep) > 0 {
+		asleep = make([]bool, n)
+		for v := range asleep {
+			a, ok := action(v)
+			asleep[v] = ok && slices.Contains(x.sleep, a)
+		}
+	}
+	v := 0
+	switch {
+	case i < len(x.prefix):
+		v = x.prefix[i]
+	case i < x.bound:
+		for v < n && asleep != nil && asleep[v] {
+			v++
+		}
+		if v == n {
+			panic(errPruned{})
+		}
+	}
+	if v >= n {
+		v = 0 // cannot happen in a deterministic scenario; replay flags it
+	}
+	if i < x.bound {
+		x.ns = append(x.ns, n)
+		x.asleep = append(x.asleep, asleep)
+	}
+	x.log = append(x.log, v)
+	a, ok := action(v)
+	if !ok {
+		x.sleep = x.sleep[:0]
+		return v
+	}
+	if x.e.sleep && i < x.bound {
+		// The values before v not asleep were explored before it.
+		for u := range v {
+			if b, ok := action(u); ok && (asleep == nil || !asleep[u]) && !slices.Contains(x.sleep, b) {
+				x.sleep = append(x.sleep, b)
+			}
+		}
+	}
+	x.after(r, a)
+	return v
+}
+
+// after keeps in the sleep set the actions that commute with a, which is
+// about to run.
+func (x *exploreChooser) after(r *runner, a model.Action) {
+	kept := x.sleep[:0]
+	for _, b := range x.sleep {
+		if b != a && r.c.Commute(a, b) {
+			kept = append(kept, b)
+		}
+	}
+	x.sleep = kept
+}
+
+// stateKey is the fingerprint of the cluster with the runner's own state
+// that decides the rest of the run: steps taken (the step bounds), the
+// fair scheduler's position, whether promptness is checked (the schedule's
+// class) and, when convergence time is judged, its marks; with the number
+// of faults in the schedule.
+func (r *runner) stateKey(faults int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%d|%d|%d|%t|%d", r.c.Fingerprint(), r.c.Steps(), r.faultSteps, r.last, r.checksPromptness(), faults)
+	if r.sc.ConvergeWithin > 0 {
+		fmt.Fprintf(h, "|%d|%d", r.disturbedAt, r.settledAt)
+	}
+	return h.Sum64()
+}

@@ -1,0 +1,234 @@
+package properties_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func catalogScenario(t *testing.T, name string) properties.Scenario {
+	t.Helper()
+	for _, sc := range scenarios.All() {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %q", name)
+	return properties.Scenario{}
+}
+
+var dropOnly = faults.Mix{faults.KindDrop}
+
+// TestExploreFindsPlantedBugAtMinimalDepth: replicaset-noresync loses a
+// rescale for good when one notification is dropped, but only on a path
+// where the user rescales before the drop strikes: four decisions. Depth
+// 3 proves there is none shorter, depth 4 finds it, at depth 4, and the
+// counterexample replays through the ordinary runner.
+func TestExploreFindsPlantedBugAtMinimalDepth(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-noresync")
+	for _, stateless := range []bool{false, true} {
+		short, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3, Stateless: stateless})
+		require.NoError(t, err)
+		assert.Nil(t, short.Counterexample, "stateless %v", stateless)
+		assert.Equal(t, 3, short.Depth)
+
+		res, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 6, Stateless: stateless})
+		require.NoError(t, err)
+		require.NotNil(t, res.Counterexample, "stateless %v", stateless)
+		assert.Equal(t, 4, res.Depth)
+		cx := res.Counterexample
+		assert.Equal(t, properties.GoalUnmet, cx.Failure.Verdict)
+		require.Len(t, cx.Schedule, 1)
+		assert.Equal(t, faults.KindDrop, cx.Schedule[0].Fault.Kind())
+		assert.Contains(t, res.Guarantee(), "replicaset-noresync: counterexample at depth 4 (goal-unmet)")
+
+		out, diverged, err := properties.Replay(sc, cx.Schedule, cx.Choices, properties.RunOptions{})
+		require.NoError(t, err)
+		assert.False(t, diverged)
+		require.NotNil(t, out.Failure)
+		assert.Equal(t, cx.Failure.Verdict, out.Failure.Verdict)
+		assert.Equal(t, cx.Trace.Hash(), out.Cluster.Trace().Hash())
+	}
+}
+
+// TestExploreConvergingRowsReportNothing: the rows of the fault matrix
+// that converge report no counterexample at small depth, and say so.
+func TestExploreConvergingRowsReportNothing(t *testing.T) {
+	for _, row := range []struct {
+		scenario string
+		mix      faults.Mix
+	}{
+		{"replicaset-level", dropOnly},
+		{"replicaset-level", faults.Mix{faults.KindRestart}},
+		{"replicaset-noresync", faults.Mix{faults.KindDuplicate}},
+		{"replicaset-expectations", faults.Mix{faults.KindStale}},
+	} {
+		res, err := properties.Explore(catalogScenario(t, row.scenario), row.mix, properties.ExploreOptions{Depth: 3})
+		require.NoError(t, err)
+		assert.Nil(t, res.Counterexample, "%s %s", row.scenario, row.mix)
+		assert.Equal(t, 3, res.Depth)
+		assert.Positive(t, res.States)
+		assert.Contains(t, res.Guarantee(), row.scenario+": no counterexample with ≤1 fault ("+row.mix.String()+") and ≤3 decisions (")
+		assert.Contains(t, res.Guarantee(), "64-bit fingerprints, sleep sets; one canonical completion after the bound)")
+	}
+}
+
+// TestExploreCachingAgrees: with and without state caching and sleep
+// sets, exploration gives the same verdict at the same minimal depth, and
+// each reduction runs no more executions than plain re-execution.
+func TestExploreCachingAgrees(t *testing.T) {
+	for _, row := range []struct {
+		scenario string
+		mix      faults.Mix
+		depth    int
+	}{
+		{"replicaset-edge", dropOnly, 3},
+		{"replicaset-edge", faults.Mix{faults.KindRestart}, 3},
+		{"replicaset-noresync", dropOnly, 5},
+		{"replicaset-level", dropOnly, 4},
+		{"replicaset-stale", faults.Mix{faults.KindStale}, 3},
+		{"replicaset-expectations", faults.Mix{faults.KindAPIError}, 4},
+	} {
+		sc := catalogScenario(t, row.scenario)
+		name := row.scenario + " " + row.mix.String()
+		plain, err := properties.Explore(sc, row.mix, properties.ExploreOptions{Depth: row.depth, Stateless: true, NoSleepSets: true})
+		require.NoError(t, err)
+		assert.Zero(t, plain.States)
+		assert.Contains(t, plain.Guarantee(), "(stateless, ")
+		for _, opts := range []properties.ExploreOptions{
+			{Depth: row.depth},
+			{Depth: row.depth, NoSleepSets: true},
+			{Depth: row.depth, Stateless: true},
+		} {
+			res, err := properties.Explore(sc, row.mix, opts)
+			require.NoError(t, err)
+			variant := fmt.Sprintf("%s (stateless %v, no sleep sets %v)", name, opts.Stateless, opts.NoSleepSets)
+			assert.Equal(t, plain.Depth, res.Depth, variant)
+			require.Equal(t, plain.Counterexample == nil, res.Counterexample == nil, variant)
+			if res.Counterexample != nil {
+				assert.Equal(t, plain.Counterexample.Failure.Verdict, res.Counterexample.Failure.Verdict, variant)
+			}
+			assert.LessOrEqual(t, res.Executions, plain.Executions, variant)
+			t.Logf("%s: %d executions (plain %d)", variant, res.Executions, plain.Executions)
+		}
+	}
+}
+
+func TestExploreRejectsBadOptions(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-level")
+	for _, tc := range []struct {
+		opts properties.ExploreOptions
+		want string
+	}{
+		{properties.ExploreOptions{}, "explore depth 0: must be in [1, 64]"},
+		{properties.ExploreOptions{Depth: 65}, "explore depth 65"},
+		{properties.ExploreOptions{Depth: 2, Faults: -1}, "explore faults -1: must be in [0, 4]"},
+		{properties.ExploreOptions{Depth: 2, Budget: -1}, "explore budget -1ns"},
+	} {
+		_, err := properties.Explore(sc, dropOnly, tc.opts)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	_, err := properties.Explore(sc, faults.Mix{"bogus"}, properties.ExploreOptions{Depth: 2})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown fault kind "bogus"`)
+}
+
+// TestExploreWithoutFaults explores the interleavings alone.
+func TestExploreWithoutFaults(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "replicaset-edge"), nil, properties.ExploreOptions{Depth: 3})
+	require.NoError(t, err)
+	assert.Nil(t, res.Counterexample)
+	assert.Zero(t, res.FaultSpace)
+	assert.Contains(t, res.Guarantee(), "replicaset-edge: no counterexample with ≤0 faults and ≤3 decisions (")
+}
+
+// TestExploreNamesUnfingerprintedMemory: the catalog's ReplicaSet
+// controllers and actors declare their memory, so nothing is named; a
+// scenario with monitors, whose memory is not fingerprinted, says so.
+func TestExploreNamesUnfingerprintedMemory(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "replicaset-edge"), nil, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.Empty(t, res.Unfingerprinted)
+	assert.NotContains(t, res.Guarantee(), "not fingerprinted")
+
+	res, err = properties.Explore(catalogScenario(t, "deployment"), nil, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"monitors"}, res.Unfingerprinted)
+	assert.Contains(t, res.Guarantee(), "memory not fingerprinted: monitors;")
+}
+
+// TestExploreBudget: a spent budget stops deepening, and the result says
+// how deep it got.
+func TestExploreBudget(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 30, Budget: 1})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Zero(t, res.Depth)
+	assert.Nil(t, res.Counterexample)
+	assert.Equal(t, "replicaset-level: no depth fully explored: the budget was spent at depth 1 (0 executions)", res.Guarantee())
+}
+
+// TestExploreCountsDepths: deepening calls Progress once per finished
+// depth, with growing counts.
+func TestExploreCountsDepths(t *testing.T) {
+	var depths, executions []int
+	res, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 3, Progress: func(r properties.ExploreResult) {
+		depths = append(depths, r.Depth)
+		executions = append(executions, r.Executions)
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2, 3}, depths)
+	assert.IsIncreasing(t, executions)
+	assert.Equal(t, 2, res.FaultSpace, "drop on each informer: ReplicaSet and Pod")
+	assert.Equal(t, res.Executions, executions[2])
+}
+
+// TestExploreIsDeterministic: the same exploration twice runs the same
+// executions, sees the same states and finds the same counterexample.
+func TestExploreIsDeterministic(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-noresync")
+	a, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
+	require.NoError(t, err)
+	b, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
+	require.NoError(t, err)
+	require.NotNil(t, a.Counterexample)
+	require.NotNil(t, b.Counterexample)
+	assert.Equal(t, a.Executions, b.Executions)
+	assert.Equal(t, a.States, b.States)
+	assert.Equal(t, a.Counterexample.Choices, b.Counterexample.Choices)
+	assert.Equal(t, a.Counterexample.Schedule.String(), b.Counterexample.Schedule.String())
+	assert.Equal(t, a.Counterexample.Trace.Hash(), b.Counterexample.Trace.Hash())
+}
+
+// TestExploreEdgeFaultMatrix: exploration reproduces the README's fault
+// matrix column of replicaset-edge, each failure at its minimal depth: it
+// fails under drop, duplicate, expire, restart, edit and apierror, and
+// shows nothing under delay, stale, rival and partition at small depth.
+func TestExploreEdgeFaultMatrix(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-edge")
+	for kind, depth := range map[faults.Kind]int{
+		faults.KindDrop: 1, faults.KindDuplicate: 2, faults.KindExpire: 5,
+		faults.KindRestart: 1, faults.KindEdit: 1, faults.KindAPIError: 1,
+		faults.KindDelay: 0, faults.KindStale: 0, faults.KindRival: 0, faults.KindPartition: 0,
+	} {
+		opts := properties.ExploreOptions{Depth: 5}
+		if depth == 0 {
+			opts.Depth = 3
+		}
+		res, err := properties.Explore(sc, faults.Mix{kind}, opts)
+		require.NoError(t, err)
+		if depth == 0 {
+			assert.Nil(t, res.Counterexample, "%s", kind)
+			continue
+		}
+		require.NotNil(t, res.Counterexample, "%s", kind)
+		assert.Equal(t, depth, res.Depth, "%s", kind)
+		assert.Equal(t, properties.GoalUnmet, res.Counterexample.Failure.Verdict, "%s", kind)
+	}
+}
