@@ -228,6 +228,7 @@ func (f *fp) object(o *Object) {
 		f.str(r.Name)
 		f.str(string(r.UID))
 		f.bool(r.Controller)
+		f.bool(r.BlockOwnerDeletion)
 	}
 	f.fields(o.Spec)
 	f.fields(o.Status)
@@ -237,6 +238,8 @@ func (f *fp) event(e Event) {
 	f.int(int64(e.Type))
 	f.int(int64(e.At))
 	f.object(e.Object)
+	// The replaced state decides the server's past views (a time travel).
+	f.object(e.Old)
 }
 
 // hook writes a component's memory through its Fingerprinter, if any.
@@ -363,6 +366,9 @@ func (f *fp) informer(inf *Informer) {
 	}
 	f.object(inf.prev)
 	f.uint(inf.lag)
+	f.bool(inf.travel)
+	f.uint(inf.travelSeen)
+	f.uint(inf.travelTo)
 }
 
 // StatelessFunc is a ReconcilerFunc that declares it keeps no memory

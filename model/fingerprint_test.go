@@ -75,6 +75,28 @@ func TestFingerprintSeesArmedFaults(t *testing.T) {
 	}
 }
 
+// TestFingerprintSeesAPendingTimeTravel: a controller down after a time
+// travel will relist from the past; one down after a plain crash will not.
+// And an owner reference that blocks a foreground delete is not one that
+// does not.
+func TestFingerprintSeesAPendingTimeTravel(t *testing.T) {
+	a := fingerprintCluster(t, func() Reconciler { return &counter{} })
+	b := fingerprintCluster(t, func() Reconciler { return &counter{} })
+	require.NoError(t, a.Faults().Crash("app", 2))
+	require.NoError(t, b.Faults().TimeTravel("app", 1, 2))
+	assert.NotEqual(t, a.Fingerprint(), b.Fingerprint())
+
+	owned := func(block bool) *Cluster {
+		c := fingerprintCluster(t, func() Reconciler { return &counter{} })
+		app := c.State().Get("App", "default", "web")
+		ref := NewOwnerReference(app)
+		ref.BlockOwnerDeletion = block
+		require.NoError(t, c.Apply(&Object{Kind: "Pod", Namespace: "default", Name: "p", OwnerReferences: []OwnerReference{ref}}))
+		return c
+	}
+	assert.NotEqual(t, owned(true).Fingerprint(), owned(false).Fingerprint())
+}
+
 func TestFingerprintSeesHookedMemoryOnly(t *testing.T) {
 	hooked := []*Cluster{
 		fingerprintCluster(t, func() Reconciler { return &hookedCounter{} }),
