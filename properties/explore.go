@@ -78,6 +78,10 @@ type ExploreResult struct {
 	// fingerprint does not cover (they implement no model.Fingerprinter),
 	// and "monitors" when the scenario has monitors.
 	Unfingerprinted []string
+	// InputsNotExplored says the scenario declares state-transition inputs
+	// (Scenario.Inputs), which exploration does not draw: its runs apply
+	// none.
+	InputsNotExplored bool
 	// Counterexample is the first failure, at minimal depth; nil when none.
 	Counterexample *Counterexample
 }
@@ -116,7 +120,11 @@ func (r ExploreResult) Guarantee() string {
 			fmt.Fprintf(&b, "; memory not fingerprinted: %s", strings.Join(r.Unfingerprinted, ", "))
 		}
 	}
-	b.WriteString("; one canonical completion after the bound)")
+	b.WriteString("; one canonical completion after the bound")
+	if r.InputsNotExplored {
+		b.WriteString("; its state-transition inputs not explored")
+	}
+	b.WriteString(")")
 	if r.TimedOut {
 		b.WriteString("; budget spent before the next depth")
 	}
@@ -183,13 +191,14 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		}
 	}
 	res.FaultSpace = len(space)
+	res.InputsNotExplored = sc.Inputs != nil
 	var began time.Time
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
 	e := &explorer{p: p, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
-		c, err := start(sc, RunOptions{DiscardTrace: true})
+		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
 			return res, err
 		}

@@ -163,6 +163,18 @@ func TestExploreNamesUnfingerprintedMemory(t *testing.T) {
 	assert.Contains(t, res.Guarantee(), "memory not fingerprinted: monitors;")
 }
 
+// TestExploreSaysItDrawsNoInputs: a scenario with state-transition inputs
+// is explored without them, and its guarantee says so.
+func TestExploreSaysItDrawsNoInputs(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "cache-fixed"), nil, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.True(t, res.InputsNotExplored)
+	assert.Contains(t, res.Guarantee(), "; its state-transition inputs not explored)")
+	res, err = properties.Explore(catalogScenario(t, "replicaset-edge"), nil, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.NotContains(t, res.Guarantee(), "inputs")
+}
+
 // TestExploreBudget: a spent budget stops deepening, and the result says
 // how deep it got.
 func TestExploreBudget(t *testing.T) {
