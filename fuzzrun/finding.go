@@ -65,8 +65,11 @@ type Finding struct {
 	// Schedule and Choices replay the minimal run exactly. A hang or a
 	// crash has neither.
 	Schedule faults.Schedule `json:"schedule"`
-	Choices  []int           `json:"choices"`
-	Steps    int             `json:"steps"`
+	// Transitions are the shrunk state transitions of a scenario with
+	// inputs (properties.Inputs), absent for one without.
+	Transitions properties.Transitions `json:"transitions,omitempty"`
+	Choices     []int                  `json:"choices"`
+	Steps       int                    `json:"steps"`
 	// TraceSHA256 is the hash of the minimal run's trace; a replay that
 	// prints another trace says so.
 	TraceSHA256 string `json:"trace_sha256,omitempty"`
@@ -116,6 +119,7 @@ func newFinding(j *job, cx *properties.Counterexample) *Finding {
 		Diagnosis:   cx.Failure.Diagnosis,
 		Report:      cx.Report(),
 		Schedule:    cx.Schedule,
+		Transitions: cx.Inputs,
 		Choices:     cx.Choices,
 		Steps:       cx.Steps,
 		TraceSHA256: cx.Trace.Hash(),
@@ -186,7 +190,11 @@ func (f *Finding) key() string {
 	if f.Lost() || f.Verdict == VerdictHang {
 		return strings.Join([]string{f.Scenario, f.Verdict, f.Faults}, "\n")
 	}
-	return strings.Join([]string{f.Scenario, f.Property, f.FaultClass, f.Schedule.Signature()}, "\n")
+	key := []string{f.Scenario, f.Property, f.FaultClass, f.Schedule.Signature()}
+	if len(f.Transitions) > 0 {
+		key = append(key, fmt.Sprintf("%d transitions", len(f.Transitions)))
+	}
+	return strings.Join(key, "\n")
 }
 
 // fileName is the finding's file name: scenario, verdict and a hash of
@@ -322,6 +330,12 @@ func (f *Finding) fit(sc properties.Scenario) error {
 	}
 	if f.Lost() {
 		return nil
+	}
+	switch in := sc.Inputs; {
+	case in == nil && len(f.Transitions) > 0:
+		return fmt.Errorf("transitions: scenario %s declares no inputs, yet the finding has %d transitions", sc.Name, len(f.Transitions))
+	case in != nil && len(f.Transitions) > in.MaxTransitions():
+		return fmt.Errorf("transitions: %d of them, at most %d for scenario %s", len(f.Transitions), in.MaxTransitions(), sc.Name)
 	}
 	return f.Schedule.Fits(mix, plan.Topology, plan.Budget)
 }

@@ -35,6 +35,9 @@ func FuzzParseFinding(f *testing.F) {
 	data, err := os.ReadFile(edgeFinding)
 	require.NoError(f, err)
 	f.Add(data)
+	withTransitions, err := os.ReadFile("testdata/finding-cache-stale-tier-history-dependent-3f19e569ca2c.json")
+	require.NoError(f, err)
+	f.Add(withTransitions)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fd, err := fuzzrun.ParseFinding(data)
 		if err != nil {

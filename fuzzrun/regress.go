@@ -46,7 +46,7 @@ func Fixed(path string, scenarios ...properties.Scenario) error {
 	}
 	mix, _ := faults.ParseMix(f.Faults) // validated by ReadFinding
 	if !f.Lost() {
-		out, _, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{})
+		out, _, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{Inputs: f.Transitions})
 		if err != nil {
 			return err
 		}

@@ -158,7 +158,7 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 // the run left the recorded path ("" if it did not).
 func replayOnce(sc properties.Scenario, f *Finding) (*properties.Outcome, string, error) {
 	ch := &properties.ReplayChooser{Choices: f.Choices}
-	out, err := properties.Execute(sc, f.Schedule, ch, properties.RunOptions{})
+	out, err := properties.Execute(sc, f.Schedule, ch, properties.RunOptions{Inputs: f.Transitions})
 	if err != nil {
 		return nil, "", err
 	}

@@ -57,6 +57,13 @@ func printTable(w io.Writer, results []RowResult) {
 		if r.FirstFailingSeed != 0 {
 			seed = fmt.Sprint(r.FirstFailingSeed)
 			shrunk = fmt.Sprintf("%d faults", r.ShrunkFaults)
+			switch r.ShrunkTransitions {
+			case 0:
+			case 1:
+				shrunk += ", 1 transition"
+			default:
+				shrunk += fmt.Sprintf(", %d transitions", r.ShrunkTransitions)
+			}
 			if r.first.Lost() {
 				shrunk = r.FirstVerdict
 			}

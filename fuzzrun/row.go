@@ -42,6 +42,9 @@ type RowResult struct {
 	// ShrunkFaults is the number of faults in that failure's shrunk
 	// schedule, -1 if none failed.
 	ShrunkFaults int `json:"shrunk_faults"`
+	// ShrunkTransitions is the number of state transitions in that
+	// failure's shrunk input, for a scenario with inputs.
+	ShrunkTransitions int `json:"shrunk_transitions,omitempty"`
 	// FirstVerdict is that failure's verdict.
 	FirstVerdict string `json:"first_verdict,omitempty"`
 	Expect       string `json:"expect"`
@@ -107,6 +110,7 @@ func (r *RowResult) failed(f *Finding) {
 	r.first = f
 	r.FirstFailingSeed = f.Seed
 	r.ShrunkFaults = len(f.Schedule)
+	r.ShrunkTransitions = len(f.Transitions)
 	r.FirstVerdict = f.Verdict
 }
 

@@ -25,7 +25,7 @@ func findingTitle(f *Finding) string {
 // writeFindingTimeline replays a finding from its schedule and choices and
 // writes its timeline page atomically to path.
 func writeFindingTimeline(path string, f *Finding, sc properties.Scenario) error {
-	out, diverged, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{})
+	out, diverged, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{Inputs: f.Transitions})
 	if err != nil {
 		return err
 	}

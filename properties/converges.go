@@ -72,12 +72,16 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 	sc := p.shape.sc
 	hung := false
 	return func(t *rapid.T) {
+		var inputs Transitions
+		if p.shape.inputs != nil {
+			inputs = p.shape.inputs.Draw(t, "inputs")
+		}
 		var sched faults.Schedule
 		if p.gen != nil {
 			sched = p.gen.Draw(t, "faults")
 		}
 		ch := &rapidChooser{t: t}
-		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout}
+		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, refs: p.shape.refs}
 		if hung {
 			opts.Timeout = afterHang(opts.timeout(sc))
 		}
@@ -130,25 +134,28 @@ func fail(t *rapid.T, f *Failure, sched faults.Schedule) {
 		failSlowConvergence(t, msg)
 	case RejectedWrites:
 		failRejectedWrites(t, msg)
+	case HistoryDependent:
+		failHistoryDependent(t, msg)
 	default:
 		failPanic(t, msg)
 	}
 }
 
-func failGoalUnmet(t *rapid.T, msg string)       { t.Fatal(msg) }
-func failNoFixedPoint(t *rapid.T, msg string)    { t.Fatal(msg) }
-func failInvariant(t *rapid.T, msg string)       { t.Fatal(msg) }
-func failPanic(t *rapid.T, msg string)           { t.Fatal(msg) }
-func failFight(t *rapid.T, msg string)           { t.Fatal(msg) }
-func failHotLoop(t *rapid.T, msg string)         { t.Fatal(msg) }
-func failNotIdempotent(t *rapid.T, msg string)   { t.Fatal(msg) }
-func failCacheMutation(t *rapid.T, msg string)   { t.Fatal(msg) }
-func failLostUpdate(t *rapid.T, msg string)      { t.Fatal(msg) }
-func failScenario(t *rapid.T, msg string)        { t.Fatal(msg) }
-func failHang(t *rapid.T, msg string)            { t.Fatal(msg) }
-func failGoroutineLeak(t *rapid.T, msg string)   { t.Fatal(msg) }
-func failResyncDependent(t *rapid.T, msg string) { t.Fatal(msg) }
-func failSlowConvergence(t *rapid.T, msg string) { t.Fatal(msg) }
+func failGoalUnmet(t *rapid.T, msg string)        { t.Fatal(msg) }
+func failNoFixedPoint(t *rapid.T, msg string)     { t.Fatal(msg) }
+func failInvariant(t *rapid.T, msg string)        { t.Fatal(msg) }
+func failPanic(t *rapid.T, msg string)            { t.Fatal(msg) }
+func failFight(t *rapid.T, msg string)            { t.Fatal(msg) }
+func failHotLoop(t *rapid.T, msg string)          { t.Fatal(msg) }
+func failNotIdempotent(t *rapid.T, msg string)    { t.Fatal(msg) }
+func failCacheMutation(t *rapid.T, msg string)    { t.Fatal(msg) }
+func failLostUpdate(t *rapid.T, msg string)       { t.Fatal(msg) }
+func failScenario(t *rapid.T, msg string)         { t.Fatal(msg) }
+func failHang(t *rapid.T, msg string)             { t.Fatal(msg) }
+func failGoroutineLeak(t *rapid.T, msg string)    { t.Fatal(msg) }
+func failResyncDependent(t *rapid.T, msg string)  { t.Fatal(msg) }
+func failSlowConvergence(t *rapid.T, msg string)  { t.Fatal(msg) }
+func failHistoryDependent(t *rapid.T, msg string) { t.Fatal(msg) }
 
 // lazyTrace renders a trace only if rapid actually logs it (the final,
 // minimal run), so searching costs no formatting.

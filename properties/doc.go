@@ -13,6 +13,11 @@
 //     must hold after every step; Expect lists the fault mixes the scenario
 //     runs under and, as an [Expectation], whether each must converge or
 //     fail with a given [Verdict].
+//   - [Inputs], in Scenario.Inputs, declares state transitions of one
+//     object, drawn from a spec generator and shrunk like the fault
+//     schedule; the goal-free differential oracle ([HistoryDependent])
+//     compares the state they lead to with a fresh cluster given the final
+//     spec directly (docs/design.md, "State-transition inputs").
 //   - [Check] (or [CheckWith] and its [CheckOptions]) runs the search in a
 //     Go test and fails it with the report and the line that replays it.
 //   - [Search] runs the same search outside a test, with [SearchOptions],

@@ -121,6 +121,7 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 	case <-expired:
 		g.close()
 		out := hung(sched, runID, opts.timeout(sc))
+		out.Inputs = opts.Inputs
 		out.Failure.Step, out.Failure.At = g.step, g.at
 		return out, nil
 	}

@@ -39,6 +39,10 @@ type shape struct {
 	// read from the cluster Prepare built.
 	layout *pctLayout
 	static pctLayout
+	// inputs draws the transitions of the scenario's inputs, nil without
+	// them; refs is the differential oracle's reference-run memo.
+	inputs *rapid.Generator[Transitions]
+	refs   *referenceMemo
 }
 
 // Prepare validates the scenario, builds it once and checks that the mix
@@ -49,7 +53,10 @@ func Prepare(sc Scenario, mix faults.Mix) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := &shape{sc: sc, b: sc.bounds(c), topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), static: staticLayout(c)}
+	sh := &shape{sc: sc, b: sc.bounds(c), topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), static: staticLayout(c), refs: newReferenceMemo()}
+	if sc.Inputs != nil {
+		sh.inputs = sc.Inputs.generator()
+	}
 	return sh.under(mix)
 }
 
@@ -89,6 +96,7 @@ func (p *Prepared) faithfulOnly() (*Prepared, error) {
 // execute is Execute of the prepared scenario: the run starts from its
 // bounds instead of validating it and reading them again.
 func (p *Prepared) execute(sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	opts.refs = p.shape.refs
 	return executeWith(p.shape.sc, &p.shape.b, sched, ch, opts)
 }
 

@@ -21,6 +21,14 @@ type RunOptions struct {
 	// hang: zero takes Scenario.RunTimeout, else DefaultRunTimeout; a
 	// negative one sets no limit.
 	Timeout time.Duration
+	// Inputs are the transitions the scenario's state-transition actor
+	// applies (see Scenario.Inputs), drawn by a property or read from a
+	// finding; a scenario without inputs takes none.
+	Inputs Transitions
+
+	// refs is the reference-run memo of the differential oracle; nil
+	// gives the run a memo of its own.
+	refs *referenceMemo
 }
 
 // Outcome is the result of one execution: the failure, if any, and the
@@ -29,6 +37,10 @@ type Outcome struct {
 	Failure  *Failure
 	Cluster  *model.Cluster
 	Schedule faults.Schedule
+	// Inputs are the transitions the run was given (RunOptions.Inputs),
+	// Transitions those its actor applied, in order.
+	Inputs      Transitions
+	Transitions []Transition
 	// FaultSteps is the number of steps before quiescence began.
 	FaultSteps int
 	// FaultsFired counts the faults of the schedule that struck before
@@ -56,7 +68,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 			return nil, err
 		}
 	}
-	c, err := start(sc, opts)
+	c, in, err := start(sc, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +83,23 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 	if sc.Monitors != nil {
 		r.invariants = append(slices.Clip(r.invariants), sc.Monitors(c)...)
 	}
-	out := &Outcome{Cluster: c, Schedule: sched}
+	out := &Outcome{Cluster: c, Schedule: sched, Inputs: opts.Inputs}
 	out.Failure = r.run(sched)
+	if in != nil {
+		out.Transitions = in.done
+		if out.Failure == nil && len(in.done) > 0 {
+			memo := opts.refs
+			if memo == nil {
+				memo = newReferenceMemo()
+			}
+			if out.Failure, err = r.historyDependent(in, memo); err != nil {
+				return nil, err
+			}
+		}
+		if out.Failure != nil {
+			out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+		}
+	}
 	out.FaultSteps = r.faultSteps
 	out.Healed = r.quietFrom > 0
 	out.timers = r.faultTimers
@@ -104,22 +131,28 @@ func build(sc Scenario, opts RunOptions) (*model.Cluster, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	return start(sc, opts)
+	c, _, err := start(sc, opts)
+	return c, err
 }
 
-// start builds and starts a cluster of a valid scenario.
-func start(sc Scenario, opts RunOptions) (*model.Cluster, error) {
+// start builds and starts a cluster of a valid scenario, with the
+// state-transition actor of its inputs, if it declares any.
+func start(sc Scenario, opts RunOptions) (*model.Cluster, *inputActor, error) {
 	c, err := sc.Build(model.Config{Logger: opts.Logger, DiscardTrace: opts.DiscardTrace})
 	if err != nil {
-		return nil, fmt.Errorf("scenario %q: build: %w", sc.Name, err)
+		return nil, nil, fmt.Errorf("scenario %q: build: %w", sc.Name, err)
 	}
 	if c == nil {
-		return nil, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
+		return nil, nil, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
+	}
+	in, err := addInputs(c, sc, opts.Inputs)
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := c.Start(); err != nil {
-		return nil, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
+		return nil, nil, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
 	}
-	return c, nil
+	return c, in, nil
 }
 
 type runner struct {

@@ -92,6 +92,10 @@ type Scenario struct {
 	// Expect lists the fault mixes the scenario is run under by default and
 	// what it must show under each.
 	Expect []Expectation
+	// Inputs, if set, are state transitions of one object every run draws
+	// and applies, judged by the goal-free differential oracle besides
+	// the goals (see Inputs, HistoryDependent).
+	Inputs *Inputs
 
 	_ struct{}
 }
@@ -121,6 +125,11 @@ func (sc *Scenario) Validate() error {
 	}
 	if sc.FaultSteps < 0 || sc.MaxSteps < 0 || sc.SettleRounds < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative step bounds", sc.Name))
+	}
+	if sc.Inputs != nil {
+		if err := sc.Inputs.validate(); err != nil {
+			errs = append(errs, fmt.Errorf("scenario %q: %w", sc.Name, err))
+		}
 	}
 	for _, e := range sc.Expect {
 		if e.Fails != "" && !knownVerdict(e.Fails) {

@@ -62,6 +62,9 @@ type Counterexample struct {
 	Seed     uint64
 	Failure  *Failure
 	Schedule faults.Schedule
+	// Inputs are the transitions of the minimal run, for a scenario with
+	// inputs; they replay with RunOptions.Inputs.
+	Inputs Transitions
 	// Choices are the interleaving choices of the minimal run; with the
 	// schedule they replay it exactly (see Replay).
 	Choices []int
@@ -264,6 +267,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		Seed:     seed,
 		Failure:  minimal.Failure,
 		Schedule: p.struckOnly(minimal, choices),
+		Inputs:   minimal.Inputs,
 		Choices:  choices,
 		Steps:    minimal.Cluster.Steps(),
 		Trace:    minimal.Cluster.Trace(),
@@ -283,7 +287,7 @@ func (p *Prepared) struckOnly(minimal *Outcome, choices []int) faults.Schedule {
 	if len(struck) == len(minimal.Schedule) {
 		return minimal.Schedule
 	}
-	out, diverged, err := p.replay(struck, choices, RunOptions{})
+	out, diverged, err := p.replay(struck, choices, RunOptions{Inputs: minimal.Inputs})
 	if err != nil || diverged || out.Cluster.Trace().Hash() != minimal.Cluster.Trace().Hash() {
 		return minimal.Schedule
 	}

@@ -44,7 +44,7 @@ func (o *Outcome) Timeline(title, replay string) timeline.Run {
 // in; a replay that leaves the recorded path is an error, since the page
 // would show another run.
 func (cx *Counterexample) Timeline(sc Scenario) (timeline.Run, error) {
-	out, diverged, err := Replay(sc, cx.Schedule, cx.Choices, RunOptions{})
+	out, diverged, err := Replay(sc, cx.Schedule, cx.Choices, RunOptions{Inputs: cx.Inputs})
 	if err != nil {
 		return timeline.Run{}, err
 	}

@@ -55,11 +55,16 @@ const (
 	// SlowConvergence: the cluster converged, but later after the last
 	// disturbance than Scenario.ConvergeWithin allows.
 	SlowConvergence Verdict = "slow-convergence"
+	// HistoryDependent: after state transitions of Scenario.Inputs the
+	// cluster converged, but not to the state a fresh cluster reaches when
+	// the final spec is applied directly (the goal-free differential
+	// oracle).
+	HistoryDependent Verdict = "history-dependent"
 )
 
 func knownVerdict(v Verdict) bool {
 	switch v {
-	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak, ResyncDependent, SlowConvergence, RejectedWrites:
+	case GoalUnmet, NoFixedPoint, InvariantBroken, ControllerPanic, Fight, HotLoop, NotIdempotent, CacheMutation, LostUpdate, Hang, GoroutineLeak, ResyncDependent, SlowConvergence, RejectedWrites, HistoryDependent:
 		return true
 	}
 	return false
@@ -83,8 +88,11 @@ type Failure struct {
 	// Writers are, for a fight, the writers of the contested field in the
 	// order of their first write; empty for other verdicts.
 	Writers []string
-	Step    int
-	At      model.Time
+	// Inputs renders the transitions the run was given, for a scenario
+	// with inputs; Report lists them after the fault schedule.
+	Inputs []string
+	Step   int
+	At     model.Time
 }
 
 // Report renders the failure with the schedule that produced it. The text
@@ -111,6 +119,9 @@ func (f *Failure) Report(sched faults.Schedule) string {
 	}
 	for _, l := range sched.Lines() {
 		b.WriteString("  " + l + "\n")
+	}
+	for _, l := range f.Inputs {
+		b.WriteString(l + "\n")
 	}
 	return b.String()
 }

@@ -19,6 +19,7 @@ func All() []properties.Scenario {
 		Deployment(), StatefulSet(), DatabaseBroken(), Database(), DatabaseNoExpansion(),
 		HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
 		TimeTravel(), TimeTravelFixed(), PollGivesUp(), PollRequeues(),
+		CacheStaleOnScaleDown(), CacheKeepsRemovedTier(), CachePanicsOnTier(), CacheFixed(),
 	}
 }
 

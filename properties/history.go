@@ -1,0 +1,394 @@
+package properties
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/converge-sim/converge/model"
+)
+
+// alwaysIgnored are the paths the differential oracle never compares:
+// generations count writes, and a history is more writes.
+var alwaysIgnored = []string{"status.observedGeneration"}
+
+// stateObject is one object of a compared state, normalized: its name
+// with generated suffixes renumbered, and a flat view of what is compared
+// (labels, annotations, owners, finalizers, spec; status for the target
+// only), without UIDs, resourceVersions, generations or timestamps.
+type stateObject struct {
+	// key is "Kind namespace/name", the name normalized.
+	key  string
+	view model.Fields
+}
+
+// captureState reads the state the differential oracle compares: the
+// target and every object it owns, transitively, through owner
+// references. Objects with a generated name (GenerateName) are named
+// GenerateName#n instead, numbered within each owner level in the order of
+// their content, so that two states holding the same objects compare
+// equal whatever names and creation order the API server gave them; a
+// generated name found inside another name or a string value (a claim
+// named after its pod) is replaced by its number there too.
+//
+// Numbering by content rather than by creation order is on purpose:
+// creation order is itself history (a scale-down and up again creates in
+// another order than a fresh start), so it would make equal states differ.
+func captureState(st model.State, target model.Ref, ignore []string) ([]stateObject, bool) {
+	root := st.Get(target.Kind, target.Namespace, target.Name)
+	if root == nil {
+		return nil, false
+	}
+	kinds := st.Kinds()
+	slices.Sort(kinds)
+	names := map[model.UID]string{root.UID: root.Name}
+	var renames []string // old, new pairs, for strings.Replacer
+	rename := func(s string) string { return s }
+	out := []stateObject{{key: objectKey(root, root.Name), view: viewOf(root, true, names, ignore, rename)}}
+	level := []*model.Object{root}
+	for len(level) > 0 {
+		parents := map[model.UID]bool{}
+		for _, o := range level {
+			parents[o.UID] = true
+		}
+		var next []*model.Object
+		for _, kind := range kinds {
+			for i := range st.Len(kind) {
+				o := st.Nth(kind, i)
+				if _, seen := names[o.UID]; seen || !ownedBy(o, parents) {
+					continue
+				}
+				next = append(next, o)
+			}
+		}
+		// Name the level: fixed names stay, generated ones are numbered
+		// in the order of their content (owners already normalized).
+		type named struct {
+			o       *model.Object
+			content string
+		}
+		var items []named
+		for _, o := range next {
+			items = append(items, named{o, objectKey(o, "") + "\n" + viewOf(o, false, names, ignore, rename).String()})
+		}
+		slices.SortStableFunc(items, func(a, b named) int { return cmp.Compare(a.content, b.content) })
+		counts := map[string]int{}
+		for _, it := range items {
+			name := rename(it.o.Name)
+			if g := it.o.GenerateName; g != "" && strings.HasPrefix(it.o.Name, g) {
+				group := it.o.Kind + " " + it.o.Namespace + " " + g
+				counts[group]++
+				name = g + "#" + strconv.Itoa(counts[group])
+				renames = append(renames, it.o.Name, name)
+			}
+			names[it.o.UID] = name
+		}
+		if len(renames) > 0 {
+			rename = strings.NewReplacer(renames...).Replace
+		}
+		for _, it := range items {
+			out = append(out, stateObject{key: objectKey(it.o, names[it.o.UID]), view: viewOf(it.o, false, names, ignore, rename)})
+		}
+		level = next
+	}
+	slices.SortFunc(out, func(a, b stateObject) int { return cmp.Compare(a.key, b.key) })
+	return out, true
+}
+
+func ownedBy(o *model.Object, parents map[model.UID]bool) bool {
+	for _, r := range o.OwnerReferences {
+		if parents[r.UID] {
+			return true
+		}
+	}
+	return false
+}
+
+func objectKey(o *model.Object, name string) string {
+	return o.Kind + " " + model.Key(o.Namespace, name)
+}
+
+// viewOf flattens what the oracle compares of o, owner names normalized
+// through names, generated names in strings through rename, ignored paths
+// left out.
+func viewOf(o *model.Object, withStatus bool, names map[model.UID]string, ignore []string, rename func(string) string) model.Fields {
+	v := model.Values{}
+	for _, k := range slices.Sorted(maps.Keys(o.Labels)) {
+		v[model.MetadataPath(k)] = o.Labels[k]
+	}
+	if len(o.OwnerReferences) > 0 {
+		var owners []string
+		for _, r := range o.OwnerReferences {
+			name, ok := names[r.UID]
+			if !ok {
+				name = r.Name + " (outside the compared state)"
+			}
+			s := r.Kind + " " + name
+			if r.Controller {
+				s += " (controller)"
+			}
+			owners = append(owners, s)
+		}
+		v["metadata.ownerReferences"] = strings.Join(owners, ", ")
+	}
+	if len(o.Finalizers) > 0 {
+		v["metadata.finalizers"] = strings.Join(o.Finalizers, ", ")
+	}
+	if o.Deleting() {
+		v["metadata.deleting"] = true
+	}
+	for p, x := range o.Spec.All() {
+		v["spec."+p] = x
+	}
+	if withStatus {
+		for p, x := range o.Status.All() {
+			v["status."+p] = x
+		}
+	}
+	for p, x := range v {
+		switch {
+		case ignored(p, ignore) || ignored(p, alwaysIgnored):
+			delete(v, p)
+		case p != "metadata.ownerReferences":
+			if s, ok := x.(string); ok {
+				v[p] = rename(s)
+			}
+		}
+	}
+	return model.NewFields(v)
+}
+
+func ignored(path string, ignore []string) bool {
+	for _, i := range ignore {
+		if path == i || strings.HasPrefix(path, i+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// diffStates lists, field by field, how the state reached through the
+// transitions (got) differs from the fresh cluster's (want).
+func diffStates(want, got []stateObject) []string {
+	var out []string
+	i, j := 0, 0
+	for i < len(want) || j < len(got) {
+		switch {
+		case j == len(got) || (i < len(want) && want[i].key < got[j].key):
+			out = append(out, fmt.Sprintf("%s: in a fresh cluster, missing after the transitions", want[i].key))
+			i++
+		case i == len(want) || got[j].key < want[i].key:
+			out = append(out, fmt.Sprintf("%s: after the transitions, not in a fresh cluster", got[j].key))
+			j++
+		default:
+			for _, p := range unionPaths(want[i].view, got[j].view) {
+				a, b := want[i].view.Value(p), got[j].view.Value(p)
+				if a != b {
+					out = append(out, fmt.Sprintf("%s %s: %s after the transitions, %s in a fresh cluster", got[j].key, p, model.FormatValue(b), model.FormatValue(a)))
+				}
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func unionPaths(a, b model.Fields) []string {
+	ps := append(a.Paths(), b.Paths()...)
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}
+
+// referenceMemo keeps the converged state of a fresh cluster per final
+// spec, keyed by the hash of the spec: every run and shrink step of a
+// prepared scenario that ends on the same spec reuses one reference run.
+type referenceMemo struct {
+	runs   map[string]reference
+	hits   int
+	misses int
+}
+
+// reference is the outcome of a reference run: its converged state, or
+// its failure.
+type reference struct {
+	state   []stateObject
+	failure *Failure
+}
+
+func newReferenceMemo() *referenceMemo { return &referenceMemo{runs: map[string]reference{}} }
+
+// specHash is the memo's key of a final spec.
+func specHash(spec model.Fields) string {
+	sum := sha256.Sum256([]byte(spec.String()))
+	return hex.EncodeToString(sum[:])
+}
+
+// MemoStats counts the lookups of a prepared scenario's reference-run memo
+// (see Inputs): a miss costs one reference run, a hit none.
+type MemoStats struct {
+	Hits, Misses int
+}
+
+// ReferenceRuns returns the counts of the reference-run memo the prepared
+// scenario's runs share.
+func (p *Prepared) ReferenceRuns() MemoStats {
+	return MemoStats{Hits: p.shape.refs.hits, Misses: p.shape.refs.misses}
+}
+
+// lookup returns the reference state for spec, running a fresh cluster of
+// r's scenario the first time.
+func (m *referenceMemo) lookup(r *runner, spec model.Fields) (reference, error) {
+	key := specHash(spec)
+	if ref, ok := m.runs[key]; ok {
+		m.hits++
+		return ref, nil
+	}
+	m.misses++
+	ref, err := runReference(r, spec)
+	if err != nil {
+		return reference{}, err
+	}
+	m.runs[key] = ref
+	return ref, nil
+}
+
+// zeroChooser always picks the first choice: the reference run's
+// interleaving, which settles the cluster before time moves.
+type zeroChooser struct{}
+
+func (zeroChooser) Choose(int, string) int { return 0 }
+
+// runReference builds a fresh cluster of r's scenario, sets the target's
+// spec to spec before it starts, and runs it with no faults, no inputs and
+// its actors stopped, to its fixed point.
+func runReference(r *runner, spec model.Fields) (reference, error) {
+	sc := r.sc
+	target := sc.Inputs.Target
+	c, err := sc.Build(model.Config{DiscardTrace: true})
+	if err != nil {
+		return reference{}, fmt.Errorf("scenario %q: reference build: %w", sc.Name, err)
+	}
+	if c == nil {
+		return reference{}, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
+	}
+	out := c.Outside(InputsActor)
+	obj, err := out.Get(target.Kind, target.Namespace, target.Name)
+	if err != nil {
+		return reference{}, fmt.Errorf("scenario %q: inputs target %s: %w", sc.Name, target, err)
+	}
+	obj.Spec = spec
+	if err := out.Update(obj); err != nil {
+		return reference{}, fmt.Errorf("scenario %q: reference run: setting the final spec of %s: %w", sc.Name, target, err)
+	}
+	c.StopActors()
+	if err := c.Start(); err != nil {
+		return reference{}, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
+	}
+	ref := &runner{sc: sc, c: c, ch: zeroChooser{}, b: r.b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
+	c.OnWrite(ref.fights.observe)
+	c.OnWrite(ref.observeWrite)
+	ref.invariants = sc.Invariants
+	if sc.Monitors != nil {
+		ref.invariants = append(slices.Clip(ref.invariants), sc.Monitors(c)...)
+	}
+	if f := ref.run(nil); f != nil {
+		return reference{failure: f}, nil
+	}
+	state, ok := captureState(c.State(), target, sc.Inputs.Ignore)
+	if !ok {
+		return reference{}, fmt.Errorf("scenario %q: the reference run deleted the inputs target %s", sc.Name, target)
+	}
+	return reference{state: state}, nil
+}
+
+// historyDependent is the differential oracle, run once the cluster
+// converged with goals met: the state reached through the transitions
+// must be the state a fresh cluster reaches from the final spec alone.
+func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure, error) {
+	target := r.sc.Inputs.Target
+	st := r.c.State()
+	tgt := st.Get(target.Kind, target.Namespace, target.Name)
+	if tgt == nil {
+		return nil, nil // the run deleted the target: there is no final spec
+	}
+	got, _ := captureState(st, target, r.sc.Inputs.Ignore)
+	ref, err := memo.lookup(r, tgt.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if ref.failure != nil {
+		f := *ref.failure
+		f.Summary = "a fresh cluster whose " + target.String() + " has the final spec from the start fails: " + f.Summary
+		f.Step, f.At = r.c.Steps(), r.c.Now()
+		f.Diagnosis = append(slices.Clip(f.Diagnosis), transitionLines(in, tgt.Spec)...)
+		return &f, nil
+	}
+	diff := diffStates(ref.state, got)
+	if len(diff) == 0 {
+		return nil, nil
+	}
+	f := r.failure("history independence", HistoryDependent, fmt.Sprintf("after %s of %s the cluster converged to a state a fresh cluster given the final spec directly does not reach (%s)", plural(len(in.done), "transition"), target, plural(len(diff), "difference")))
+	f.Details = diff
+	f.Diagnosis = transitionLines(in, tgt.Spec)
+	return f, nil
+}
+
+// transitionLines renders the final spec and the transitions applied,
+// each with the fields it changed, and marks the one the history starts
+// at: the first whose spec is not the final one, since the transitions
+// before it all asked for the final spec; when every one did, the first
+// transition, which left the initial spec the cluster converged on before.
+func transitionLines(in *inputActor, final model.Fields) []string {
+	lines := []string{"final spec: " + final.String(), fmt.Sprintf("transitions applied (%d):", len(in.done))}
+	start := -1
+	for i, tr := range in.done {
+		if tr.Err == "" && !tr.Spec.Equal(final) {
+			start = i
+			break
+		}
+	}
+	for i, tr := range in.done {
+		line := fmt.Sprintf("  #%d step %d, t=%d: %s", i+1, tr.Step, tr.At, tr.Spec.String())
+		if changes := changes(tr.Before, tr.Spec); changes != "" && tr.Err == "" {
+			line += " (" + changes + ")"
+		}
+		if tr.Err != "" {
+			line += " (refused: " + tr.Err + ")"
+		}
+		switch {
+		case i == start:
+			line += fmt.Sprintf("  <- the history starts here: the first transition away from the final spec (on %s)", strings.Join(changedPaths(tr.Spec, final), ", "))
+		case start < 0 && i == 0:
+			line += "  <- the history starts here: every transition set the final spec, and this one left the initial spec " + tr.Before.String() + ", which the cluster had converged on"
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// changes renders what a transition changed: "replicas: 2→1, tier:
+// "gold"→<none>".
+func changes(before, after model.Fields) string {
+	var out []string
+	for _, p := range changedPaths(before, after) {
+		out = append(out, p+": "+model.FormatValue(before.Value(p))+"→"+model.FormatValue(after.Value(p)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// changedPaths lists the paths where a and b differ.
+func changedPaths(a, b model.Fields) []string {
+	var out []string
+	for _, p := range unionPaths(a, b) {
+		if a.Value(p) != b.Value(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

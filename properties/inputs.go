@@ -1,0 +1,218 @@
+package properties
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/converge-sim/converge/model"
+	"pgregory.net/rapid"
+)
+
+// DefaultMaxTransitions is Inputs.Max when it is zero.
+const DefaultMaxTransitions = 3
+
+// InputsActor is the name of the state-transition actor: the writer of the
+// transitions in traces.
+const InputsActor = "inputs"
+
+// Inputs declares state transitions of one object, a custom resource as a
+// rule: every run draws up to Max whole spec values from Spec before it
+// starts (as it draws its fault schedule), and a state-transition actor
+// applies them one per move, interleaved with the faults and the other
+// actors. rapid shrinks the sequence to the fewest, simplest transitions
+// that still fail.
+//
+// A scenario with inputs is judged by the goal-free differential oracle
+// (HistoryDependent) besides its goals: once the run converges on the
+// target's final spec S, the state (the target's status, and the objects
+// it owns, transitively, with their labels and specs) must equal the
+// state a fresh cluster converges to when S is its spec from the start.
+type Inputs struct {
+	// Target is the object whose spec the transitions set; the scenario's
+	// Build creates it.
+	Target model.Ref
+	// Spec draws one whole spec value.
+	Spec *rapid.Generator[model.Fields]
+	// Max bounds the transitions of a run; zero means
+	// DefaultMaxTransitions.
+	Max int
+	// Ignore lists field paths the differential oracle leaves out on every
+	// object it compares ("status.observedAt", "metadata.labels.hash"); a
+	// path also drops the paths below it. status.observedGeneration is
+	// always left out: generations count writes, which history changes.
+	Ignore []string
+}
+
+// MaxTransitions returns Max with its default filled in.
+func (in *Inputs) MaxTransitions() int {
+	if in.Max == 0 {
+		return DefaultMaxTransitions
+	}
+	return in.Max
+}
+
+func (in *Inputs) validate() error {
+	var errs []error
+	if in.Target.Kind == "" || in.Target.Name == "" {
+		errs = append(errs, fmt.Errorf("inputs target %q needs a kind and a name", in.Target))
+	}
+	if in.Spec == nil {
+		errs = append(errs, errors.New("inputs have no Spec generator"))
+	}
+	if in.Max < 0 {
+		errs = append(errs, fmt.Errorf("inputs: negative Max %d", in.Max))
+	}
+	for _, p := range in.Ignore {
+		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
+			errs = append(errs, fmt.Errorf("inputs: bad ignore path %q", p))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// generator draws a run's transitions: up to Max specs, shrinking toward
+// none.
+func (in *Inputs) generator() *rapid.Generator[Transitions] {
+	return rapid.Custom(func(t *rapid.T) Transitions {
+		return rapid.SliceOfN(in.Spec, 0, in.MaxTransitions()).Draw(t, "transitions")
+	})
+}
+
+// Transitions are the spec values a run's state-transition actor applies
+// to Inputs.Target, in order. They are saved in findings (as JSON: a list
+// of objects from field path to value) and replay with RunOptions.Inputs.
+type Transitions []model.Fields
+
+// MarshalJSON writes each spec as an object from path to value.
+func (ts Transitions) MarshalJSON() ([]byte, error) {
+	out := make([]map[string]any, 0, len(ts))
+	for _, f := range ts {
+		m := map[string]any{}
+		for p, v := range f.All() {
+			m[p] = v
+		}
+		out = append(out, m)
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads transitions written by MarshalJSON: every value an
+// integer, a string or a boolean.
+func (ts *Transitions) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var in []map[string]any
+	if err := dec.Decode(&in); err != nil {
+		return err
+	}
+	out := make(Transitions, 0, len(in))
+	for i, m := range in {
+		if m == nil {
+			return fmt.Errorf("transition %d: null spec", i)
+		}
+		vals := model.Values{}
+		for p, v := range m {
+			if p == "" {
+				return fmt.Errorf("transition %d: empty field path", i)
+			}
+			switch v := v.(type) {
+			case json.Number:
+				n, err := v.Int64()
+				if err != nil {
+					return fmt.Errorf("transition %d: %s: %v is not an integer", i, p, v)
+				}
+				vals[p] = n
+			case string, bool:
+				vals[p] = v
+			default:
+				return fmt.Errorf("transition %d: %s: unsupported value %v (integers, strings and booleans only)", i, p, v)
+			}
+		}
+		out = append(out, model.NewFields(vals))
+	}
+	*ts = out
+	return nil
+}
+
+// Transition is one transition a run's actor made: the spec it found and
+// the spec it set, and when; Err is the API server's refusal, if any.
+type Transition struct {
+	Before model.Fields
+	Spec   model.Fields
+	Step   int
+	At     model.Time
+	Err    string
+}
+
+// inputActor is the state-transition actor: each move writes the next
+// spec to the target, read fresh.
+type inputActor struct {
+	c      *model.Cluster
+	target model.Ref
+	specs  Transitions
+	done   []Transition
+}
+
+func (a *inputActor) Name() string { return InputsActor }
+
+func (a *inputActor) Act(o *model.Outside) error {
+	spec := a.specs[len(a.done)]
+	tr := Transition{Spec: spec, Step: a.c.Steps(), At: o.Now()}
+	err := func() error {
+		obj, err := o.Get(a.target.Kind, a.target.Namespace, a.target.Name)
+		if err != nil {
+			return err
+		}
+		tr.Before = obj.Spec
+		obj.Spec = spec
+		return o.Update(obj)
+	}()
+	if err != nil {
+		tr.Err = err.Error()
+	}
+	a.done = append(a.done, tr)
+	return err
+}
+
+// addInputs adds the state-transition actor of sc's inputs to c, with one
+// move per transition.
+func addInputs(c *model.Cluster, sc Scenario, specs Transitions) (*inputActor, error) {
+	if sc.Inputs == nil {
+		if len(specs) > 0 {
+			return nil, fmt.Errorf("scenario %q declares no inputs, yet the run was given %d transitions", sc.Name, len(specs))
+		}
+		return nil, nil
+	}
+	if len(specs) > sc.Inputs.MaxTransitions() {
+		return nil, fmt.Errorf("scenario %q: %d transitions, more than its inputs' Max %d", sc.Name, len(specs), sc.Inputs.MaxTransitions())
+	}
+	a := &inputActor{c: c, target: sc.Inputs.Target, specs: specs}
+	if err := c.AddActor(a, len(specs)); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
+	return a, nil
+}
+
+// plural renders "1 transition" or "2 transitions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// inputLines renders the transitions a run was given, for a failure's
+// report.
+func inputLines(target model.Ref, ts Transitions) []string {
+	if len(ts) == 0 {
+		return []string{fmt.Sprintf("inputs: no transitions of %s", target)}
+	}
+	lines := []string{fmt.Sprintf("inputs (%s of %s):", plural(len(ts), "transition"), target)}
+	for i, f := range ts {
+		lines = append(lines, fmt.Sprintf("  #%d %s", i+1, f))
+	}
+	return lines
+}
