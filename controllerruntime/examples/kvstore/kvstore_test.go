@@ -13,7 +13,7 @@ import (
 
 // faithful are the fault kinds a real cluster shows the operator (no
 // drop, no rival, no outside edit of the target's spec).
-var faithful = faults.Mix{faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindAPIError, faults.KindPartition}
+var faithful = faults.Mix{faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
 
 func world(t *testing.T) kvstore.World {
 	t.Helper()
