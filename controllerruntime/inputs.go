@@ -1,0 +1,69 @@
+package controllerruntime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// InputsOptions configures Inputs.
+type InputsOptions struct {
+	// Gen configures the spec generator (crd.GenOptions).
+	Gen crd.GenOptions
+	// Max bounds the transitions of a run (properties.Inputs.Max); zero
+	// is properties.DefaultMaxTransitions.
+	Max int
+	// Ignore lists the field paths the history-dependent oracle leaves
+	// out (properties.Inputs.Ignore), as the model flattens objects:
+	// "spec.template.metadata.annotations.restartedAt".
+	Ignore []string
+}
+
+// Inputs returns the state transitions of a custom resource for
+// properties.Scenario.Inputs, in one call: the target is the object of
+// target's kind, namespace and name (the scenario's Build creates it), and
+// each transition is a whole spec drawn from the schema of the CRD
+// version in crds that serves target's group, version and kind
+// (crd.Version.SpecFields through conv). Give the manager the same crds
+// (ManagerOptions.CRDs) so that the API server validates and defaults
+// every transition as it would in a cluster.
+//
+// A scenario with these inputs and no goal is judged by the
+// history-dependent oracle (see docs/design.md, state-transition inputs);
+// run it with Check or properties.Search with properties.InBubble as any
+// other scenario.
+func Inputs(crds *crd.Set, conv *convert.Converter, target client.Object, opts InputsOptions) (*properties.Inputs, error) {
+	if crds == nil || conv == nil || target == nil {
+		return nil, errors.New("inputs: need the CRDs, the converter and a target object")
+	}
+	if target.GetName() == "" {
+		return nil, errors.New("inputs: the target object has no name")
+	}
+	kind, err := conv.Kind(target)
+	if err != nil {
+		return nil, fmt.Errorf("inputs: target %s: %w", target.GetName(), err)
+	}
+	gvk, err := conv.GVK(kind)
+	if err != nil {
+		return nil, fmt.Errorf("inputs: target %s: %w", target.GetName(), err)
+	}
+	v, ok := crds.Version(gvk)
+	if !ok {
+		return nil, fmt.Errorf("inputs: no CRD serves %s (load its manifest with crd.Load)", gvk)
+	}
+	spec, err := v.SpecFields(conv, opts.Gen)
+	if err != nil {
+		return nil, fmt.Errorf("inputs: %s: %w", gvk, err)
+	}
+	return &properties.Inputs{
+		Target: model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
+		Spec:   spec,
+		Max:    opts.Max,
+		Ignore: opts.Ignore,
+	}, nil
+}
