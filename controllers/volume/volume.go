@@ -42,8 +42,8 @@ const (
 	Bound   = "Bound"
 )
 
-// DefaultClassAnnotation, "true" on a StorageClass, makes it the class of
-// the claims created without one.
+// DefaultClassAnnotation is the annotation that, "true" on a StorageClass,
+// makes it the class of the claims created without one.
 const DefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 
 // ResizePending is the condition of a claim whose volume has grown and
