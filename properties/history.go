@@ -60,7 +60,7 @@ func captureState(st model.State, target model.Ref, ignore []string) ([]stateObj
 		for _, kind := range kinds {
 			for i := range st.Len(kind) {
 				o := st.Nth(kind, i)
-				if _, seen := names[o.UID]; seen || !ownedBy(o, parents) {
+				if _, seen := names[o.UID]; seen || !ownedBy(o, parents) || revisionHistory(st, o) {
 					continue
 				}
 				next = append(next, o)
@@ -163,13 +163,57 @@ func viewOf(o *model.Object, withStatus bool, names map[model.UID]string, ignore
 	return model.NewFields(v)
 }
 
+// ignored reports whether path is one of ignore's paths or below one: a
+// path drops its fields ("spec.config" drops "spec.config.level") and its
+// items ("status.conditions" drops "status.conditions[0].type"), and "[*]"
+// stands for any index ("status.conditions[*].lastTransitionTime").
 func ignored(path string, ignore []string) bool {
 	for _, i := range ignore {
-		if path == i || strings.HasPrefix(path, i+".") {
+		if n, ok := matchPrefix(path, i); ok && (n == len(path) || path[n] == '.' || path[n] == '[') {
 			return true
 		}
 	}
 	return false
+}
+
+// matchPrefix matches pattern against the start of path, "[*]" matching
+// any "[<digits>]", and returns how much of path it matched.
+func matchPrefix(path, pattern string) (int, bool) {
+	n := 0
+	for pattern != "" {
+		if rest, ok := strings.CutPrefix(pattern, "[*]"); ok {
+			if n >= len(path) || path[n] != '[' {
+				return 0, false
+			}
+			end := strings.IndexByte(path[n:], ']')
+			if end < 2 || strings.Trim(path[n+1:n+end], "0123456789") != "" {
+				return 0, false
+			}
+			n += end + 1
+			pattern = rest
+			continue
+		}
+		if n >= len(path) || path[n] != pattern[0] {
+			return 0, false
+		}
+		n++
+		pattern = pattern[1:]
+	}
+	return n, true
+}
+
+// revisionHistory reports whether o is a ReplicaSet its Deployment has
+// scaled to zero: Kubernetes keeps those old revisions for rollbacks
+// (revisionHistoryLimit), so how many there are and what templates they
+// hold depend on the history by design. The oracle leaves them out on both
+// sides; a Deployment scaled to zero then compares by its own spec.
+func revisionHistory(st model.State, o *model.Object) bool {
+	ref, ok := o.ControllerRef()
+	if !ok || o.Kind != "ReplicaSet" || ref.Kind != "Deployment" || o.Spec.Int("replicas") != 0 {
+		return false
+	}
+	owner := st.Get(ref.Kind, o.Namespace, ref.Name)
+	return owner != nil && owner.UID == ref.UID
 }
 
 // diffStates lists, field by field, how the state reached through the

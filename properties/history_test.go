@@ -174,3 +174,53 @@ func TestAFailingReferenceRunIsReportedWithItsVerdict(t *testing.T) {
 	assert.Equal(t, 1, memo.misses, "one reference run per final spec")
 	assert.Equal(t, 2, memo.hits)
 }
+
+// TestIgnoreDropsFieldsItemsAndAnyIndex: an ignore path drops the fields
+// and the list items below it, and "[*]" stands for any index.
+func TestIgnoreDropsFieldsItemsAndAnyIndex(t *testing.T) {
+	for _, tc := range []struct {
+		path, pattern string
+		want          bool
+	}{
+		{"status.observedAt", "status.observedAt", true},
+		{"spec.config.level", "spec.config", true},
+		{"status.conditions[0].type", "status.conditions", true},
+		{"status.conditions[12].lastTransitionTime", "status.conditions[*].lastTransitionTime", true},
+		{"status.conditions[1].type", "status.conditions[*].lastTransitionTime", false},
+		{"status.conditionsX", "status.conditions", false},
+		{"status.conditions[a].x", "status.conditions[*].x", false},
+		{"spec.configs", "spec.config", false},
+	} {
+		assert.Equal(t, tc.want, ignored(tc.path, []string{tc.pattern}), "%s against %s", tc.path, tc.pattern)
+	}
+}
+
+// TestOldRevisionsOfADeploymentAreLeftOut: a ReplicaSet its Deployment has
+// scaled to zero is revision history, kept for rollbacks, and is not
+// compared; one with replicas, or one owned by something else, is.
+func TestOldRevisionsOfADeploymentAreLeftOut(t *testing.T) {
+	world := func(old bool) model.State {
+		c := model.NewCluster(model.Config{})
+		out := c.Outside("test")
+		require.NoError(t, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web"}))
+		cache, err := out.Get("Cache", "default", "web")
+		require.NoError(t, err)
+		require.NoError(t, out.Create(&model.Object{Kind: "Deployment", Namespace: "default", Name: "web",
+			OwnerReferences: []model.OwnerReference{model.NewOwnerReference(cache)}, Spec: model.NewFields(model.Values{"replicas": int64(2), "template.image": "v2"})}))
+		dep, err := out.Get("Deployment", "default", "web")
+		require.NoError(t, err)
+		rs := func(name, image string, replicas int64) *model.Object {
+			return &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: name, OwnerReferences: []model.OwnerReference{model.NewOwnerReference(dep)},
+				Spec: model.NewFields(model.Values{"replicas": replicas, "template.image": image})}
+		}
+		require.NoError(t, out.Create(rs("web-new", "v2", 2)))
+		if old {
+			require.NoError(t, out.Create(rs("web-old", "v1", 0)))
+		}
+		return c.State()
+	}
+	want, _ := captureState(world(false), cacheRef, nil)
+	got, _ := captureState(world(true), cacheRef, nil)
+	assert.Empty(t, diffStates(want, got), "an old revision at zero replicas is history")
+	assert.Len(t, got, 3, "the Cache, its Deployment and the current ReplicaSet")
+}
