@@ -4,7 +4,10 @@ package controller
 
 import (
 	"context"
+	"fmt"
+	"hash/fnv"
 	"maps"
+	"slices"
 	"strconv"
 
 	netv1alpha1 "github.com/converge-sim/converge/controllerruntime/examples/gateway/api/v1alpha1"
@@ -19,8 +22,10 @@ import (
 )
 
 // GatewayReconciler reconciles a Gateway object: a Deployment of proxy
-// pods named after it, and the proxy's ConfigMap <name>-proxy, which the
-// proxy reloads when it changes.
+// pods named after it, and the proxy's ConfigMap <name>-proxy. The pod
+// template carries the configuration's checksum, so a change of the
+// configuration rolls the pods out (a new ReplicaSet; the old one is kept,
+// scaled to zero, as revision history).
 type GatewayReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
@@ -58,9 +63,13 @@ func (r *GatewayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 	case err != nil:
 		return ctrl.Result{}, err
-	case dep.Spec.Replicas == nil || *dep.Spec.Replicas != gw.Spec.Replicas:
+	case dep.Spec.Replicas == nil || *dep.Spec.Replicas != gw.Spec.Replicas || dep.Spec.Template.Annotations[checksumAnnotation] != r.checksum(gw):
 		replicas := gw.Spec.Replicas
 		dep.Spec.Replicas = &replicas
+		if dep.Spec.Template.Annotations == nil {
+			dep.Spec.Template.Annotations = map[string]string{}
+		}
+		dep.Spec.Template.Annotations[checksumAnnotation] = r.checksum(gw)
 		if err := r.Update(ctx, dep); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -89,6 +98,20 @@ func (r *GatewayReconciler) proxyConfig(gw *netv1alpha1.Gateway) map[string]stri
 		data["certificate"] = "/etc/tls/" + secret + "/tls.crt"
 	}
 	return data
+}
+
+// checksumAnnotation is the pod template annotation that holds the
+// configuration's checksum.
+const checksumAnnotation = "checksum/config"
+
+// checksum is a hash of the proxy's configuration.
+func (r *GatewayReconciler) checksum(gw *netv1alpha1.Gateway) string {
+	data := r.proxyConfig(gw)
+	h := fnv.New64a()
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		fmt.Fprintf(h, "%s=%s\n", k, data[k])
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // syncConfigMap creates or updates the proxy's ConfigMap.
@@ -120,7 +143,7 @@ func (r *GatewayReconciler) deploymentFor(gw *netv1alpha1.Gateway) (*appsv1.Depl
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{checksumAnnotation: r.checksum(gw)}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
 					Name: "proxy", Image: "proxy:2.4",
 					VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/proxy"}},
