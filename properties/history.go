@@ -252,11 +252,19 @@ func unionPaths(a, b model.Fields) []string {
 // referenceMemo keeps the converged state of a fresh cluster per final
 // spec, keyed by the hash of the spec: every run and shrink step of a
 // prepared scenario that ends on the same spec reuses one reference run.
+// It keeps the memoCapacity newest entries, so a long campaign over a large
+// space of specs does not grow without bound; an evicted spec costs one
+// more reference run, never a different verdict.
 type referenceMemo struct {
-	runs   map[string]reference
+	runs map[string]reference
+	// order holds the keys of runs, oldest first.
+	order  []string
 	hits   int
 	misses int
 }
+
+// memoCapacity is how many reference runs a memo keeps.
+const memoCapacity = 4096
 
 // reference is the outcome of a reference run: its converged state, or
 // its failure.
@@ -298,8 +306,19 @@ func (m *referenceMemo) lookup(r *runner, spec model.Fields) (reference, error) 
 	if err != nil {
 		return reference{}, err
 	}
-	m.runs[key] = ref
+	m.store(key, ref)
 	return ref, nil
+}
+
+// store keeps ref under key, evicting the oldest entry when the memo is
+// full.
+func (m *referenceMemo) store(key string, ref reference) {
+	if len(m.order) == memoCapacity {
+		delete(m.runs, m.order[0])
+		m.order = m.order[1:]
+	}
+	m.runs[key] = ref
+	m.order = append(m.order, key)
 }
 
 // zeroChooser always picks the first choice: the reference run's

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/converge-sim/converge/model"
@@ -223,4 +224,17 @@ func TestOldRevisionsOfADeploymentAreLeftOut(t *testing.T) {
 	got, _ := captureState(world(true), cacheRef, nil)
 	assert.Empty(t, diffStates(want, got), "an old revision at zero replicas is history")
 	assert.Len(t, got, 3, "the Cache, its Deployment and the current ReplicaSet")
+}
+
+// TestTheReferenceMemoKeepsTheNewestRuns: a full memo evicts its oldest
+// entry, so its size stays bounded in a long campaign.
+func TestTheReferenceMemoKeepsTheNewestRuns(t *testing.T) {
+	m := newReferenceMemo()
+	for i := range memoCapacity + 1 {
+		m.store(strconv.Itoa(i), reference{})
+	}
+	assert.Len(t, m.runs, memoCapacity)
+	assert.Len(t, m.order, memoCapacity)
+	assert.NotContains(t, m.runs, "0", "the oldest went")
+	assert.Contains(t, m.runs, strconv.Itoa(memoCapacity), "the newest stays")
 }
