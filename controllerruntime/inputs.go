@@ -8,6 +8,8 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -62,8 +64,43 @@ func Inputs(crds *crd.Set, conv *convert.Converter, target client.Object, opts I
 	}
 	return &properties.Inputs{
 		Target: model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
-		Spec:   spec,
+		Spec:   asTyped(spec, conv, kind),
 		Max:    opts.Max,
 		Ignore: opts.Ignore,
 	}, nil
+}
+
+// asTyped passes each drawn spec through the kind's Go type, when it has
+// one: decoded and encoded again, a spec is what the operator's own API
+// types can hold. An explicit zero under omitempty is then absent, as it
+// is after any Update the operator makes of the object; without this, a
+// history in which the operator last wrote the object before the user's
+// explicit zero and a fresh cluster in which it wrote after would differ
+// in a field the operator cannot tell apart from its absence. A spec the
+// type cannot hold is kept as drawn.
+func asTyped(gen *rapid.Generator[model.Fields], conv *convert.Converter, kind string) *rapid.Generator[model.Fields] {
+	if probe, err := conv.New(kind); err != nil || isUnstructured(probe) {
+		return gen
+	}
+	return rapid.Map(gen, func(spec model.Fields) model.Fields {
+		typed, err := conv.New(kind)
+		if err != nil {
+			return spec
+		}
+		if err := conv.FromModel(&model.Object{Kind: kind, Spec: spec}, typed); err != nil {
+			return spec
+		}
+		back, err := conv.ToModel(typed)
+		if err != nil {
+			return spec
+		}
+		return back.Spec
+	})
+}
+
+// isUnstructured reports whether obj is an unstructured object (a kind
+// served without a Go type).
+func isUnstructured(obj client.Object) bool {
+	_, ok := obj.(*unstructured.Unstructured)
+	return ok
 }

@@ -14,8 +14,10 @@ import (
 )
 
 // alwaysIgnored are the paths the differential oracle never compares:
-// generations count writes, and a history is more writes.
-var alwaysIgnored = []string{"status.observedGeneration"}
+// generations count writes, and a history is more writes; a condition's
+// lastTransitionTime (metav1.Condition, as meta.SetStatusCondition sets it)
+// is when a history passed through it, a timestamp like any other.
+var alwaysIgnored = []string{"status.observedGeneration", "status.conditions[*].observedGeneration", "status.conditions[*].lastTransitionTime"}
 
 // stateObject is one object of a compared state, normalized: its name
 // with generated suffixes renumbered, and a flat view of what is compared

@@ -1,11 +1,15 @@
 package memcached_test
 
 import (
+	"path/filepath"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -108,4 +112,32 @@ func TestDeletionRunsTheFinalizer(t *testing.T) {
 		}
 		assert.Contains(t, reasons, "Deleting")
 	})
+}
+
+// TestTheSampleNeverPropagatesAPortChange: given state transitions of its
+// Memcached drawn from its CRD's schema (crt.Inputs) and no goal beyond
+// its own, the operator-sdk sample is found history-dependent: it syncs
+// only spec.size into its Deployment, so a containerPort changed after the
+// Deployment exists never reaches it, while a fresh cluster given the same
+// spec runs the new port. The counterexample is one transition. Its
+// Available condition's lastTransitionTime, which differs between
+// histories by design, is not what is reported.
+func TestTheSampleNeverPropagatesAPortChange(t *testing.T) {
+	conv := converter(t)
+	_, file, _, _ := runtime.Caller(0)
+	crds, err := crd.Load(filepath.Join(filepath.Dir(file), "config", "crd", "bases"))
+	require.NoError(t, err)
+	in, err := crt.Inputs(crds, conv, memcached.New("default", "cache", 2), crt.InputsOptions{})
+	require.NoError(t, err)
+	sc := memcached.Scenario("memcached-inputs", conv, memcached.Options{})
+	sc.Inputs = in
+	res := search(t, sc, faults.Mix{})
+	cx := res.Counterexample
+	require.NotNil(t, cx, "the port change is never propagated")
+	assert.Equal(t, properties.HistoryDependent, cx.Failure.Verdict)
+	assert.Len(t, cx.Inputs, 1, "one transition")
+	t.Logf("found after %d runs:\n%s", res.Runs, cx.Report())
+	report := cx.Report()
+	assert.Contains(t, report, "Deployment default/cache spec.template.spec.containers[0].ports[0].containerPort: 11211 after the transitions")
+	assert.NotContains(t, report, "lastTransitionTime")
 }
