@@ -1,10 +1,13 @@
 package cronjob_test
 
 import (
+	"path/filepath"
+	"runtime"
 	"testing"
 	"testing/synctest"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -106,4 +109,27 @@ func TestSameChoicesSameTrace(t *testing.T) {
 		})
 	}
 	assert.Equal(t, hashes[0], hashes[1])
+}
+
+// TestTheCRDRefusesANegativeHistoryLimit: state transitions drawn from the
+// CRD (crt.Inputs) once set successfulJobsHistoryLimit to -1, which the
+// CRD admitted, and the reconciler's prune panicked slicing its Jobs. The
+// CRD now says minimum 0, as kubebuilder's CronJob tutorial marks it, and
+// the API server refuses such a spec.
+func TestTheCRDRefusesANegativeHistoryLimit(t *testing.T) {
+	conv := converter(t)
+	_, file, _, _ := runtime.Caller(0)
+	crds, err := crd.Load(filepath.Join(filepath.Dir(file), "config", "crd", "bases"))
+	require.NoError(t, err)
+	c := model.NewCluster(model.Config{})
+	c.Server().AddAdmission(crds.Admission(conv, crd.Options{}))
+	pj := cronjob.New("default", "report")
+	minusOne := int32(-1)
+	pj.Spec.SuccessfulJobsHistoryLimit = &minusOne
+	mo, err := conv.ToModel(pj)
+	require.NoError(t, err)
+	err = c.Outside("user").Create(mo)
+	require.Error(t, err)
+	assert.True(t, model.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "successfulJobsHistoryLimit")
 }

@@ -43,10 +43,12 @@ type PeriodicJobSpec struct {
 	JobTemplate batchv1.JobTemplateSpec `json:"jobTemplate"`
 
 	// SuccessfulJobsHistoryLimit is how many finished successful Jobs to keep.
+	// +kubebuilder:validation:Minimum=0
 	// +optional
 	SuccessfulJobsHistoryLimit *int32 `json:"successfulJobsHistoryLimit,omitempty"`
 
 	// FailedJobsHistoryLimit is how many failed Jobs to keep.
+	// +kubebuilder:validation:Minimum=0
 	// +optional
 	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty"`
 }
