@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -278,13 +279,13 @@ func (f *fp) controller(ctl *controller) {
 		}
 		f.keys(q.dirty)
 		f.keys(q.processing)
-		fails := sortedKeys(q.failures)
+		fails := slices.Sorted(maps.Keys(q.failures))
 		f.int(int64(len(fails)))
 		for _, k := range fails {
 			f.str(k)
 			f.int(int64(q.failures[k]))
 		}
-		waiting := sortedKeys(q.waiting)
+		waiting := slices.Sorted(maps.Keys(q.waiting))
 		f.int(int64(len(waiting)))
 		for _, k := range waiting {
 			f.str(k)
@@ -313,15 +314,6 @@ func (f *fp) keys(m map[string]bool) {
 	for _, k := range ks {
 		f.str(k)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 func (f *fp) informer(inf *Informer) {

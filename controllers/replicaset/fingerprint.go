@@ -3,6 +3,7 @@ package replicaset
 import (
 	"fmt"
 	"hash"
+	"maps"
 	"slices"
 
 	"github.com/converge-sim/converge/model"
@@ -11,7 +12,7 @@ import (
 // Fingerprint writes the controller's expectations, by key, for bounded
 // exploration (model.Fingerprinter).
 func (r *level) Fingerprint(h hash.Hash64) {
-	for _, key := range sortedKeys(r.expect) {
+	for _, key := range slices.Sorted(maps.Keys(r.expect)) {
 		e := r.expect[key]
 		fmt.Fprintf(h, "%q rv=%d since=%d deletes=", key, e.rv, e.since)
 		for _, o := range e.deletes {
@@ -24,23 +25,14 @@ func (r *level) Fingerprint(h hash.Hash64) {
 // Fingerprint writes the controller's counts and pod lists, by key, for
 // bounded exploration (model.Fingerprinter).
 func (h *edge) Fingerprint(w hash.Hash64) {
-	for _, key := range sortedKeys(h.rs) {
+	for _, key := range slices.Sorted(maps.Keys(h.rs)) {
 		st := h.rs[key]
-		fmt.Fprintf(w, "%q want=%d live=%d created=%q deleting=%q", key, st.want, st.live, st.created, sortedKeys(st.deleting))
+		fmt.Fprintf(w, "%q want=%d live=%d created=%q deleting=%q", key, st.want, st.live, st.created, slices.Sorted(maps.Keys(st.deleting)))
 		if st.obj != nil {
 			fmt.Fprintf(w, " obj=%s@%d", st.obj.UID, st.obj.ResourceVersion)
 		}
 		fmt.Fprint(w, ";")
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 var (
