@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"hash/fnv"
 	"testing"
 
 	"github.com/converge-sim/converge/actors"
@@ -60,24 +61,31 @@ func TestRecreatorRecreatesUnderTheSameNameWithANewUID(t *testing.T) {
 // later move, once it is gone.
 func TestRecreatorWaitsForAnObjectHeldByFinalizers(t *testing.T) {
 	cm := &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Finalizers: []string{"example.com/keep"}}
-	c := world(t, &actors.Recreator{Actor: "gitops", Kind: "ConfigMap"}, cm)
+	rec := &actors.Recreator{Actor: "gitops", Kind: "ConfigMap"}
+	c := world(t, rec, cm)
 	before := c.State().Get("ConfigMap", "default", "cm")
 
-	rec := act(t, c)
-	assert.Contains(t, rec, "[ConfigMap default/cm is held by finalizers: not recreated]")
-	assert.NotContains(t, rec, "; create", "nothing is created yet")
+	line := act(t, c)
+	assert.Contains(t, line, "[ConfigMap default/cm is held by finalizers: not recreated]")
+	assert.NotContains(t, line, "; create", "nothing is created yet")
 	held := c.State().Get("ConfigMap", "default", "cm")
 	require.NotNil(t, held)
 	assert.Equal(t, before.UID, held.UID)
 	assert.True(t, held.Deleting())
+
+	assert.NotContains(t, c.Unfingerprinted(), "gitops", "the recreator declares its memory")
+	waiting, idle := fnv.New64a(), fnv.New64a()
+	rec.Fingerprint(waiting)
+	(&actors.Recreator{Actor: "gitops", Kind: "ConfigMap"}).Fingerprint(idle)
+	assert.NotEqual(t, idle.Sum64(), waiting.Sum64(), "what it waits to recreate is in its fingerprint")
 
 	done := held.DeepCopy()
 	done.Finalizers = nil
 	require.NoError(t, c.Server().Update("admin", done))
 	require.Nil(t, c.State().Get("ConfigMap", "default", "cm"), "gone once its finalizer is")
 
-	rec = act(t, c)
-	assert.Contains(t, rec, "gitops act => create ConfigMap default/cm@")
+	line = act(t, c)
+	assert.Contains(t, line, "gitops act => create ConfigMap default/cm@")
 	after := c.State().Get("ConfigMap", "default", "cm")
 	require.NotNil(t, after)
 	assert.NotEqual(t, before.UID, after.UID, "a new incarnation")
