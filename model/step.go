@@ -75,14 +75,18 @@ func (ctl *controller) reconcilable() bool {
 // Busy reports whether the cluster owes work (see ActionKind.Owed):
 // undelivered events, broken watches, queued keys, garbage, or a rival with
 // something to restore. It says what Enabled would, without listing.
-func (c *Cluster) Busy() bool {
+func (c *Cluster) Busy() bool { return c.owes(nil) }
+
+// owes is Busy leaving out the informers of except, a controller waiting
+// inside its reconcile (Client.Wait): what the rest of the cluster owes.
+func (c *Cluster) owes(except *controller) bool {
 	for _, r := range c.rivals {
 		if r.enabled(c.server) {
 			return true
 		}
 	}
 	for _, inf := range c.informers {
-		if inf.watchAction() != 0 {
+		if inf.ctrl != except && inf.watchAction() != 0 {
 			return true
 		}
 	}

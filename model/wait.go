@@ -67,12 +67,12 @@ func (cl *client) Wait(d Time) error {
 		if wake.Fired() || ctl.wait.crash {
 			break
 		}
-		if lastRound != c.clock.Now() && c.othersOwe(ctl) {
+		if lastRound != c.clock.Now() && c.owes(ctl) {
 			lastRound = c.clock.Now()
 			c.round(ctl)
 			continue
 		}
-		if c.othersOwe(ctl) && c.clock.Now()+1 < deadline {
+		if c.owes(ctl) && c.clock.Now()+1 < deadline {
 			if next := c.clock.Next(); next == nil || next.At > c.clock.Now()+1 {
 				c.clock.After(1, ctl.spec.Name+" waits", func() {})
 			}
@@ -107,31 +107,6 @@ func (ctl *controller) deliverInFlight() {
 			ctl.c.Do(Action{Kind: k, Index: i})
 		}
 	}
-}
-
-// othersOwe reports whether any source other than the waiting controller's
-// informers owes work (see ActionKind.Owed); the waiting controller itself
-// is not reconcilable while it reconciles.
-func (c *Cluster) othersOwe(waiting *controller) bool {
-	for _, inf := range c.informers {
-		if inf.ctrl != waiting && inf.watchAction() != 0 {
-			return true
-		}
-	}
-	for _, ctl := range c.ctrls {
-		if ctl.reconcilable() {
-			return true
-		}
-	}
-	if c.server.GCPending() {
-		return true
-	}
-	for _, r := range c.rivals {
-		if r.enabled(c.server) {
-			return true
-		}
-	}
-	return false
 }
 
 // round gives the rest of the cluster one fair round while a controller
