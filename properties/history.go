@@ -2,8 +2,6 @@ package properties
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,7 +19,8 @@ var alwaysIgnored = []string{"status.observedGeneration", "status.conditions[*].
 
 // stateObject is one object of a compared state, normalized: its name
 // with generated suffixes renumbered, and a flat view of what is compared
-// (labels, annotations, owners, finalizers, spec; status for the target
+// (labels, which hold annotations in the model, owners, finalizers, spec;
+// status for the target
 // only), without UIDs, resourceVersions, generations or timestamps.
 type stateObject struct {
 	// key is "Kind namespace/name", the name normalized.
@@ -252,7 +251,7 @@ func unionPaths(a, b model.Fields) []string {
 }
 
 // referenceMemo keeps the converged state of a fresh cluster per final
-// spec, keyed by the hash of the spec: every run and shrink step of a
+// spec, keyed by the spec: every run and shrink step of a
 // prepared scenario that ends on the same spec reuses one reference run.
 // It keeps the memoCapacity newest entries, so a long campaign over a large
 // space of specs does not grow without bound; an evicted spec costs one
@@ -277,12 +276,6 @@ type reference struct {
 
 func newReferenceMemo() *referenceMemo { return &referenceMemo{runs: map[string]reference{}} }
 
-// specHash is the memo's key of a final spec.
-func specHash(spec model.Fields) string {
-	sum := sha256.Sum256([]byte(spec.String()))
-	return hex.EncodeToString(sum[:])
-}
-
 // MemoStats counts the lookups of a prepared scenario's reference-run memo
 // (see Inputs): a miss costs one reference run, a hit none.
 type MemoStats struct {
@@ -297,18 +290,31 @@ func (p *Prepared) ReferenceRuns() MemoStats {
 
 // lookup returns the reference state for spec, running a fresh cluster of
 // r's scenario the first time.
+//
+// Every run of a prepared scenario shares the memo, and a run given up as a
+// hang may still be running when the next begins: the memo is read and
+// written only inside the run's gate, which a given-up run never passes
+// again. The reference run itself takes the gate at each of its steps.
 func (m *referenceMemo) lookup(r *runner, spec model.Fields) (reference, error) {
-	key := specHash(spec)
-	if ref, ok := m.runs[key]; ok {
+	key := spec.String()
+	r.gate.enter()
+	ref, ok := m.runs[key]
+	if ok {
 		m.hits++
+	} else {
+		m.misses++
+	}
+	r.gate.leave()
+	if ok {
 		return ref, nil
 	}
-	m.misses++
 	ref, err := runReference(r, spec)
 	if err != nil {
 		return reference{}, err
 	}
+	r.gate.enter()
 	m.store(key, ref)
+	r.gate.leave()
 	return ref, nil
 }
 
@@ -322,12 +328,6 @@ func (m *referenceMemo) store(key string, ref reference) {
 	m.runs[key] = ref
 	m.order = append(m.order, key)
 }
-
-// zeroChooser always picks the first choice: the reference run's
-// interleaving, which settles the cluster before time moves.
-type zeroChooser struct{}
-
-func (zeroChooser) Choose(int, string) int { return 0 }
 
 // runReference builds a fresh cluster of r's scenario, sets the target's
 // spec to spec before it starts, and runs it with no faults, no inputs and
@@ -355,7 +355,7 @@ func runReference(r *runner, spec model.Fields) (reference, error) {
 	if err := c.Start(); err != nil {
 		return reference{}, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
 	}
-	ref := &runner{sc: sc, c: c, ch: zeroChooser{}, b: r.b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
+	ref := &runner{sc: sc, c: c, ch: firstChoice{}, b: r.b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
 	c.OnWrite(ref.fights.observe)
 	c.OnWrite(ref.observeWrite)
 	ref.invariants = sc.Invariants

@@ -114,7 +114,7 @@ func TestInputsAreValidated(t *testing.T) {
 	assert.ErrorContains(t, sc.Validate(), "no Spec generator")
 
 	sc.Inputs = nil
-	_, err = Execute(sc, nil, zeroChooser{}, RunOptions{Inputs: Transitions{model.Fields{}}})
+	_, err = Execute(sc, nil, firstChoice{}, RunOptions{Inputs: Transitions{model.Fields{}}})
 	assert.ErrorContains(t, err, "declares no inputs, yet the run was given 1 transitions")
 }
 
@@ -159,7 +159,7 @@ func TestAFailingReferenceRunIsReportedWithItsVerdict(t *testing.T) {
 		},
 		Inputs: &Inputs{Target: cacheRef, Spec: rapid.Just(tier)},
 	}
-	out, err := Execute(sc, nil, zeroChooser{}, RunOptions{Inputs: Transitions{tier}})
+	out, err := Execute(sc, nil, firstChoice{}, RunOptions{Inputs: Transitions{tier}})
 	require.NoError(t, err)
 	require.Len(t, out.Transitions, 1, "the transition was applied after the first reconcile")
 	require.NotNil(t, out.Failure)
@@ -169,7 +169,7 @@ func TestAFailingReferenceRunIsReportedWithItsVerdict(t *testing.T) {
 
 	memo := newReferenceMemo()
 	for range 3 {
-		_, err := Execute(sc, nil, zeroChooser{}, RunOptions{Inputs: Transitions{tier}, refs: memo})
+		_, err := Execute(sc, nil, firstChoice{}, RunOptions{Inputs: Transitions{tier}, refs: memo})
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 1, memo.misses, "one reference run per final spec")
@@ -198,9 +198,9 @@ func TestIgnoreDropsFieldsItemsAndAnyIndex(t *testing.T) {
 
 // TestOldRevisionsOfADeploymentAreLeftOut: a ReplicaSet its Deployment has
 // scaled to zero is revision history, kept for rollbacks, and is not
-// compared; one with replicas, or one owned by something else, is.
+// compared; one owned by something else is.
 func TestOldRevisionsOfADeploymentAreLeftOut(t *testing.T) {
-	world := func(old bool) model.State {
+	world := func(old, ownedByCache bool) model.State {
 		c := model.NewCluster(model.Config{})
 		out := c.Outside("test")
 		require.NoError(t, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web"}))
@@ -210,20 +210,26 @@ func TestOldRevisionsOfADeploymentAreLeftOut(t *testing.T) {
 			OwnerReferences: []model.OwnerReference{model.NewOwnerReference(cache)}, Spec: model.NewFields(model.Values{"replicas": int64(2), "template.image": "v2"})}))
 		dep, err := out.Get("Deployment", "default", "web")
 		require.NoError(t, err)
-		rs := func(name, image string, replicas int64) *model.Object {
-			return &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: name, OwnerReferences: []model.OwnerReference{model.NewOwnerReference(dep)},
+		rs := func(name, image string, replicas int64, owner *model.Object) *model.Object {
+			return &model.Object{Kind: "ReplicaSet", Namespace: "default", Name: name, OwnerReferences: []model.OwnerReference{model.NewOwnerReference(owner)},
 				Spec: model.NewFields(model.Values{"replicas": replicas, "template.image": image})}
 		}
-		require.NoError(t, out.Create(rs("web-new", "v2", 2)))
-		if old {
-			require.NoError(t, out.Create(rs("web-old", "v1", 0)))
+		require.NoError(t, out.Create(rs("web-new", "v2", 2, dep)))
+		switch {
+		case old && ownedByCache:
+			require.NoError(t, out.Create(rs("web-old", "v1", 0, cache)))
+		case old:
+			require.NoError(t, out.Create(rs("web-old", "v1", 0, dep)))
 		}
 		return c.State()
 	}
-	want, _ := captureState(world(false), cacheRef, nil)
-	got, _ := captureState(world(true), cacheRef, nil)
+	want, _ := captureState(world(false, false), cacheRef, nil)
+	got, _ := captureState(world(true, false), cacheRef, nil)
 	assert.Empty(t, diffStates(want, got), "an old revision at zero replicas is history")
 	assert.Len(t, got, 3, "the Cache, its Deployment and the current ReplicaSet")
+	got, _ = captureState(world(true, true), cacheRef, nil)
+	assert.Equal(t, []string{"ReplicaSet default/web-old: after the transitions, not in a fresh cluster"}, diffStates(want, got),
+		"a ReplicaSet at zero replicas that no Deployment controls is compared")
 }
 
 // TestTheReferenceMemoKeepsTheNewestRuns: a full memo evicts its oldest
