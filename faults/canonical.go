@@ -15,10 +15,11 @@ import (
 // (delay, stale, partition, restart's down time) 1 and b.MaxDown; stale
 // 1 and 5 resourceVersions behind; restart crashing after 0, 1 or 2
 // writes (every value drawn, since the crash window is the point);
-// apierror every error kind, failing 1 or 3 writes; edit and rival the
+// apierror every error kind, failing 1 or 3 writes; timetravel 1 and 12
+// resourceVersions behind, down 1 and b.MaxDown; edit and rival the
 // first two objects (pick 0 and 1), integer fields at Min and Max,
-// enumerated fields at every value, rivals once and persistent. Call
-// Check first: an impossible mix is an error here.
+// enumerated fields at every value, rivals once and persistent. An
+// impossible mix (Check) or a kind it has no faults for is an error.
 func Canonical(mix Mix, topo Topology, b Budget) ([]Fault, error) {
 	if err := Check(mix, topo, b); err != nil {
 		return nil, err
@@ -69,6 +70,14 @@ func Canonical(mix Mix, topo Topology, b Budget) ([]Fault, error) {
 					}
 				}
 			}
+		case KindTimeTravel:
+			for _, t := range topo.Targets {
+				for _, behind := range []uint64{1, maxTravel} {
+					for _, d := range durations {
+						add(TimeTravel{Controller: t.Controller, Behind: behind, Down: d})
+					}
+				}
+			}
 		case KindPartition:
 			for _, t := range topo.Targets {
 				for _, d := range durations {
@@ -101,6 +110,8 @@ func Canonical(mix Mix, topo Topology, b Budget) ([]Fault, error) {
 					}
 				}
 			}
+		default:
+			return nil, fmt.Errorf("faults: no canonical faults of kind %q", kind)
 		}
 	}
 	return out, nil

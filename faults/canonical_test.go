@@ -26,16 +26,17 @@ func TestCanonicalFaultSpace(t *testing.T) {
 	}
 	informers, controllers := 3, 2 // a: Pod, ReplicaSet; b: Pod
 	assert.Equal(t, map[faults.Kind]int{
-		faults.KindDrop:      informers,
-		faults.KindDuplicate: informers,
-		faults.KindExpire:    informers,
-		faults.KindDelay:     informers * 2,                              // for 1 and MaxDown
-		faults.KindStale:     informers * 2 * 2,                          // behind 1 and 5, for 1 and MaxDown
-		faults.KindRestart:   controllers * 2 * 3,                        // down 1 and MaxDown, after 0, 1, 2 writes
-		faults.KindPartition: controllers * 2,                            // for 1 and MaxDown
-		faults.KindAPIError:  controllers * len(faults.ErrorKinds()) * 2, // 1 and 3 failures
-		faults.KindEdit:      2 * (1 + 2),                                // picks 0 and 1; Pod without a path, replicas at 0 and 5
-		faults.KindRival:     2 * 2 * 2,                                  // picks 0 and 1, status.replicas at 0 and 9, once and persistent
+		faults.KindDrop:       informers,
+		faults.KindDuplicate:  informers,
+		faults.KindExpire:     informers,
+		faults.KindDelay:      informers * 2,                              // for 1 and MaxDown
+		faults.KindStale:      informers * 2 * 2,                          // behind 1 and 5, for 1 and MaxDown
+		faults.KindRestart:    controllers * 2 * 3,                        // down 1 and MaxDown, after 0, 1, 2 writes
+		faults.KindPartition:  controllers * 2,                            // for 1 and MaxDown
+		faults.KindTimeTravel: controllers * 2 * 2,                        // behind 1 and 12, down 1 and MaxDown
+		faults.KindAPIError:   controllers * len(faults.ErrorKinds()) * 2, // 1 and 3 failures
+		faults.KindEdit:       2 * (1 + 2),                                // picks 0 and 1; Pod without a path, replicas at 0 and 5
+		faults.KindRival:      2 * 2 * 2,                                  // picks 0 and 1, status.replicas at 0 and 9, once and persistent
 	}, count)
 
 	sched := make(faults.Schedule, len(space))

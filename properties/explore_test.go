@@ -244,3 +244,14 @@ func TestExploreEdgeFaultMatrix(t *testing.T) {
 		assert.Equal(t, properties.GoalUnmet, res.Counterexample.Failure.Verdict, "%s", kind)
 	}
 }
+
+// TestExploreStrikesWithTimeTravel: timetravel is in the canonical fault
+// space, so the time-travel scenario's bug is found (a space without it
+// once printed "no counterexample" for this row).
+func TestExploreStrikesWithTimeTravel(t *testing.T) {
+	res, err := properties.Explore(catalogScenario(t, "timetravel"), faults.Mix{faults.KindTimeTravel}, properties.ExploreOptions{Depth: 3})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample)
+	assert.Equal(t, properties.InvariantBroken, res.Counterexample.Failure.Verdict)
+	assert.Positive(t, res.FaultSpace)
+}
