@@ -20,7 +20,7 @@ func (Killer) Fingerprint(hash.Hash64) {}
 // Fingerprint writes the object a Recreator waits to create again, if any.
 func (r *Recreator) Fingerprint(h hash.Hash64) {
 	if r.held != nil {
-		fmt.Fprintf(h, "held=%s/%s", r.held.Ref(), r.held.UID)
+		fmt.Fprintf(h, "held=%s/%s@%d", r.held.Ref(), r.held.UID, r.held.ResourceVersion)
 	}
 }
 

@@ -45,7 +45,7 @@ func Controller(p Policy) model.Controller {
 		Watches:      []model.Watch{{Kind: MetricsKind, Map: func(_ model.Client, m *model.Object) []model.Request { return []model.Request{model.RequestFor(m)} }}},
 		ResyncPeriod: p.ResyncEvery,
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				target, err := c.Get(p.Target, req.Namespace, req.Name)
 				if err != nil {
 					return model.Result{}, nil

@@ -50,7 +50,7 @@ func Controller() model.Controller {
 			return out
 		}}},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				pdb, err := c.Get(Kind, req.Namespace, req.Name)
 				if err != nil {
 					return model.Result{}, nil

@@ -45,7 +45,7 @@ func Controller(cfg Config) model.Controller {
 		For:          cfg.Kind,
 		ResyncPeriod: cfg.ResyncEvery,
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				live, err := c.Get(cfg.Kind, req.Namespace, req.Name)
 				if err != nil {
 					return model.Result{}, nil

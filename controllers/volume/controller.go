@@ -31,7 +31,7 @@ func Controller(opts Options) model.Controller {
 		Watches:      []model.Watch{{Kind: ClassKind, Map: claimsOfClass}},
 		ResyncPeriod: opts.Resync,
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) { return reconcile(c, req) })
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) { return reconcile(c, req) })
 		},
 		Goal: Settled,
 	}

@@ -27,7 +27,7 @@ func polling(name string, giveUp model.Result) model.Controller {
 		Name: name, For: BackupKind, ResyncPeriod: 20,
 		Watches: []model.Watch{{Kind: "ConfigMap", Map: func(model.Client, *model.Object) []model.Request { return nil }}},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				b, err := c.Get(BackupKind, req.Namespace, req.Name)
 				if model.IsNotFound(err) {
 					return model.Result{}, nil

@@ -53,7 +53,7 @@ func appCleanup(name string, checkOwner bool) model.Controller {
 		For:  AppKind,
 		Owns: []string{VolumeKind},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				app, err := c.Get(AppKind, req.Namespace, req.Name)
 				if model.IsNotFound(err) {
 					return model.Result{}, nil

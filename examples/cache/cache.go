@@ -87,7 +87,7 @@ func Controller(opts Options) model.Controller {
 		For:  Kind,
 		Owns: []string{PodKind},
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
 				return reconcile(c, opts, req)
 			})
 		},

@@ -17,6 +17,7 @@ package database
 
 import (
 	"fmt"
+	"hash"
 	"strings"
 
 	"github.com/converge-sim/converge/controllers/statefulset"
@@ -128,6 +129,10 @@ type reconciler struct {
 	c    model.Client
 	opts Options
 }
+
+// Fingerprint writes nothing: the operator keeps no memory between
+// reconciles (model.Fingerprinter, for bounded exploration).
+func (r *reconciler) Fingerprint(hash.Hash64) {}
 
 // requeue is how long, in ticks, the broken operator waits for the claims
 // to be bound before it looks again.
