@@ -20,7 +20,7 @@ func databaseWorld(opts database.Options, expand bool) func(model.Config) (*mode
 	return func(cfg model.Config) (*model.Cluster, error) {
 		c := model.NewCluster(cfg)
 		volume.Install(c)
-		c.Server().AddAdmission(statefulset.Validate)
+		statefulset.Install(c)
 		ctrls := append(chainControllers()[1:],
 			statefulset.Controller(statefulset.Options{Resync: resyncPeriod}),
 			volume.Controller(volume.Options{Resync: resyncPeriod}),

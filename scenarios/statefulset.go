@@ -37,7 +37,7 @@ func statefulSetScenario(name string, opts statefulset.Options, doc string) prop
 		Doc:     doc,
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
-			c.Server().AddAdmission(statefulset.Validate)
+			statefulset.Install(c)
 			ctrls := append(chainControllers()[1:], statefulset.Controller(opts))
 			if err := addAll(c, ctrls, []actorMoves{
 				{actors.Scaler{Kind: statefulset.Kind, Field: "replicas", Min: 0, Max: 4}, 2},

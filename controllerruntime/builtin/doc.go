@@ -1,6 +1,7 @@
 // Package builtin holds the built-in controllers typed operators lean on,
-// written as ordinary controller-runtime reconcilers and declared like any
-// other controller (crt.Manager.Setup), so that every fault reaches them:
+// declared like any other controller so that every fault reaches them:
+// most are ordinary controller-runtime reconcilers (crt.Manager.Setup); two
+// are core model controllers added to the cluster (StatefulSets, Volumes).
 //
 //   - Kubelet: the pod lifecycle as operators read it (status.phase,
 //     conditions, containerStatuses): Pending with ContainerCreating,
@@ -11,8 +12,12 @@
 //   - Job: batch/v1 Jobs run their pods and complete or fail, with the
 //     status operators read (active, succeeded, failed, ready, startTime,
 //     completionTime, Complete and Failed conditions).
-//   - StatefulSets: the core module's StatefulSet controller, declared in
-//     the cluster for typed StatefulSets (not a reconciler of this package).
+//   - StatefulSet: the core module's StatefulSet controller, declared in
+//     the cluster for typed StatefulSets, with the API server's validation
+//     of their fixed fields (StatefulSets).
+//   - PersistentVolumeClaim and StorageClass: the core module's volume
+//     controller binds and resizes typed claims, with the API server's
+//     validation of claims (Volumes).
 //   - Deployment and ReplicaSet: a Deployment keeps one ReplicaSet per pod
 //     template and scales the old ones to zero; a ReplicaSet keeps its
 //     pods; both report readyReplicas and availableReplicas.

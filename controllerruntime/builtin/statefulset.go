@@ -23,6 +23,6 @@ import (
 // does (statefulset.Validate): an update of volumeClaimTemplates, the
 // selector or another fixed field is Invalid.
 func StatefulSets(m *crt.Manager, opts statefulset.Options) error {
-	m.Cluster().Server().AddAdmission(statefulset.Validate)
+	statefulset.Install(m.Cluster())
 	return m.Cluster().AddController(statefulset.Controller(opts))
 }

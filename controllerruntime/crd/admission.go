@@ -9,6 +9,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
@@ -58,23 +59,12 @@ func (v *Version) admit(conv *convert.Converter, verb model.Verb, old, obj *mode
 	if err != nil {
 		return &model.StatusError{Reason: model.ReasonInvalid, Message: err.Error()}
 	}
-	// A typed client always sends its spec and status structs, empty ones
-	// as {}, which the model does not keep: put them back, so that their
-	// fields get their defaults.
-	for _, part := range []string{"spec", "status"} {
-		if p, ok := v.structural.Properties[part]; ok && p.Type == "object" && u.Object[part] == nil {
-			u.Object[part] = map[string]any{}
-		}
-	}
-	// What decoding a request does: drop unknown fields, then default.
-	structuralpruning.Prune(u.Object, v.structural, true)
-	structuraldefaulting.Default(u.Object, v.structural)
+	v.decode(u)
 	ctx := context.Background()
 	var errs field.ErrorList
 	switch verb {
 	case model.VerbCreate:
-		v.strategy.PrepareForCreate(ctx, u)
-		errs = v.strategy.Validate(ctx, u)
+		errs = v.validateCreate(u)
 	case model.VerbUpdate, model.VerbUpdateStatus:
 		uo, err := conv.ToUnstructured(old)
 		if err != nil {
@@ -110,4 +100,26 @@ func (v *Version) invalid(name string, errs field.ErrorList) *model.StatusError 
 	}
 	msg := apierrors.NewInvalid(v.GVK.GroupKind(), name, errs).ErrStatus.Message
 	return &model.StatusError{Reason: model.ReasonInvalid, Message: msg, Causes: causes}
+}
+
+// decode does to u what decoding a request does: a typed client always
+// sends its spec and status structs, empty ones as {}, which the model
+// does not keep, so they are put back (their fields get their defaults);
+// then unknown fields are dropped and defaults applied.
+func (v *Version) decode(u *unstructured.Unstructured) {
+	for _, part := range []string{"spec", "status"} {
+		if p, ok := v.structural.Properties[part]; ok && p.Type == "object" && u.Object[part] == nil {
+			u.Object[part] = map[string]any{}
+		}
+	}
+	structuralpruning.Prune(u.Object, v.structural, true)
+	structuraldefaulting.Default(u.Object, v.structural)
+}
+
+// validateCreate runs the create strategy on a decoded object: it
+// prepares it and validates its schema, metadata and CEL rules.
+func (v *Version) validateCreate(u *unstructured.Unstructured) field.ErrorList {
+	ctx := context.Background()
+	v.strategy.PrepareForCreate(ctx, u)
+	return v.strategy.Validate(ctx, u)
 }

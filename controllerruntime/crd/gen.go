@@ -638,10 +638,12 @@ func (b *genBuilder) str(vv *structuralschema.ValueValidation, path string) (*ra
 	}), nil
 }
 
-// minimal returns the smallest value of s: an object of its required
-// properties only, each minimal; its default; its first enum value; the
-// number nearest zero; the shortest string (a fixed one for a pattern or
-// a format); minItems minimal items.
+// minimal returns a small value of s, for the fallback spec: its default;
+// an object of its required properties only, each minimal; its first enum
+// value; the shortest string (a fixed one for a pattern or a format); for
+// a number and for a list with minItems, the first example of its
+// generator (an edge such as the minimum, or a short list), not a computed
+// minimum.
 func (b *genBuilder) minimal(s *structuralschema.Structural, path string) (any, error) {
 	if s.Default.Object != nil {
 		return runtime.DeepCopyJSONValue(s.Default.Object), nil

@@ -1,13 +1,10 @@
 package crd
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,9 +22,8 @@ func (s *Set) Version(gvk schema.GroupVersionKind) (*Version, bool) {
 const generatedName = "generated"
 
 // validateSpec runs what the API server runs on the create of an object
-// of the version with spec (a copy of it): pruning, defaulting, the
-// create strategy's schema, metadata and CEL validation, as Admission
-// does.
+// of the version with spec (a copy of it), by the same steps Admission
+// takes: decode, then the create strategy.
 func (v *Version) validateSpec(spec map[string]any) field.ErrorList {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": runtime.DeepCopyJSON(spec)}}
 	u.SetGroupVersionKind(v.GVK)
@@ -35,19 +31,18 @@ func (v *Version) validateSpec(spec map[string]any) field.ErrorList {
 	if v.Namespaced {
 		u.SetNamespace("default")
 	}
-	structuralpruning.Prune(u.Object, v.structural, true)
-	structuraldefaulting.Default(u.Object, v.structural)
-	ctx := context.Background()
-	v.strategy.PrepareForCreate(ctx, u)
-	return v.strategy.Validate(ctx, u)
+	v.decode(u)
+	return v.validateCreate(u)
 }
 
 // SpecFields returns a generator of the version's spec (Specs) as the
 // model.Fields of an object of the kind: each spec goes into an
-// unstructured object that conv converts, so the fields are flattened
-// exactly as the converter flattens the kind's typed or unstructured
-// objects ("replicas" for a kind with a Go type, "spec.replicas" for a
-// kind conv serves unstructured). conv must know the version's kind.
+// unstructured object that conv converts, so the fields are flattened as
+// the converter flattens the kind's objects ("replicas" for a kind with a
+// Go type, "spec.replicas" for a kind conv serves unstructured). The spec
+// is the schema's, not the Go type's: an explicit zero under omitempty is
+// kept (crt.Inputs passes each spec through the Go type). conv must know
+// the version's kind.
 func (v *Version) SpecFields(conv *convert.Converter, opts GenOptions) (*rapid.Generator[model.Fields], error) {
 	if gvk, err := conv.GVK(v.GVK.Kind); err != nil || gvk != v.GVK {
 		return nil, fmt.Errorf("crd: the converter does not serve %s (declare it in the scheme or in convert.Options.Unstructured)", v.GVK)

@@ -17,6 +17,10 @@ var mutable = []string{"replicas", "ordinals", "template", "updateStrategy", "re
 const forbidden = "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', " +
 	"'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
 
+// Install sets up the server of c for StatefulSets: Validate joins its
+// admission chain. Call it once per cluster, beside the controller.
+func Install(c *model.Cluster) { c.Server().AddAdmission(Validate) }
+
 // Validate is the API server's validation of a StatefulSet update, for
 // model.Server.AddAdmission: it rejects, as Invalid, an update that changes
 // anything in the spec but the mutable fields. An operator that wants
