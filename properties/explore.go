@@ -228,9 +228,6 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 			opts.Progress(res)
 		}
 	}
-	if res.Stateless {
-		res.States = 0
-	}
 	return res, nil
 }
 

@@ -413,8 +413,8 @@ func (r *reconciler) create(v *view, i int) (*model.Object, error) {
 
 // podOf returns the lowest-ordinal live pod of the revision, or nil.
 func (v *view) podOf(revision string) *model.Object {
-	for _, p := range append(slices.Clone(v.replicas), v.condemned...) {
-		if p != nil && p.UID != "" && !p.Deleting() && p.Labels[RevisionLabel] == revision {
+	for _, p := range v.pods() {
+		if p.UID != "" && !p.Deleting() && p.Labels[RevisionLabel] == revision {
 			return p
 		}
 	}
