@@ -347,12 +347,31 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	if kind != mo.Kind {
 		return fmt.Errorf("cannot convert a %s into a %s", mo.Kind, kind)
 	}
+	v := reflect.ValueOf(into).Elem()
+	v.SetZero()
+	if _, uo := into.(runtime.Unstructured); !uo && c.hoist[c.kinds[kind]] {
+		// The spec and status by their content (parts.go), when the
+		// type has a decoding plan.
+		if p := c.partsOf(v.Type()); p != nil && c.decodePlanOf(v.Type()) != nil {
+			if p.decodeParts(mo.Spec, mo.Status, v) == nil {
+				c.metaFromModel(mo, into)
+				into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])
+				return nil
+			}
+			v.SetZero()
+		}
+	}
+	return c.fromBody(kind, mo, into)
+}
+
+// fromBody is FromModel through the whole body: into, zero, is filled
+// from body(mo) by the type's decoding plan, or else runtime's converter.
+func (c *Converter) fromBody(kind string, mo *model.Object, into client.Object) error {
+	v := reflect.ValueOf(into).Elem()
 	u, err := c.body(mo)
 	if err != nil {
 		return err
 	}
-	v := reflect.ValueOf(into).Elem()
-	v.SetZero()
 	if uo, ok := into.(runtime.Unstructured); ok {
 		uo.SetUnstructuredContent(u)
 	} else if p := c.decodePlanOf(v.Type()); p == nil || p.dec(u, v) != nil {

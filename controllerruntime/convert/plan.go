@@ -71,6 +71,7 @@ type plans struct {
 	mu       sync.Mutex
 	byTyp    map[reflect.Type]*objectPlan
 	decoders map[reflect.Type]*decodePlan
+	parts    map[reflect.Type]*objectParts
 }
 
 // objectPlan returns the plan of object type t (a struct), building it

@@ -1,0 +1,192 @@
+package convert
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/converge-sim/converge/model"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// Decoding an object afresh (Unflatten's maps, then the plan) is the
+// costliest step of a read, and most of what a cluster decodes it has
+// decoded before: the result of a write is what the writer sent plus what
+// the server set, a status update leaves the spec as it was, and the pods
+// of one template have one spec. So FromModel decodes the spec and the
+// status of an object separately, and keeps the typed form of the last
+// few of each by their whole model content.
+//
+// That is sound because, for a kind whose body is a spec, the typed spec
+// is a function of the model Spec alone (FromModel decodes it from
+// Unflatten(Spec), nothing else), and the typed status of the model Status
+// alone; metadata is set field by field afterwards. An entry is found only
+// by Fields.Equal with its key: the same paths with the same values. A
+// write that the server changed (a default, a mutating admission, a
+// generation or status it set) stores other fields, which find another
+// entry or none, so an entry can never stand for content it was not
+// decoded from, in any cluster. Entries are never handed out: a reader
+// gets a deep copy (the part type's DeepCopyInto), so a reader that
+// modifies what it read changes nothing another reader gets
+// (TestPartsAreDecodedByContent).
+
+// partEntries is how many decoded contents of one part of one type the
+// converter keeps, the most recently used first.
+const partEntries = 8
+
+// partPlan decodes and copies one part (spec or status) of an object
+// type: the struct field that holds it.
+type partPlan struct {
+	index int
+	dec   *decodePlan
+	// copyInto is the part type's DeepCopyInto, or zero for a type
+	// without one: its decodes are not kept.
+	copyInto reflect.Value
+	// mu guards kept, newest first; a kept value is never modified.
+	mu   sync.Mutex
+	kept []partEntry
+}
+
+type partEntry struct {
+	fields model.Fields
+	value  reflect.Value // a pointer to the part type
+}
+
+// objectParts holds the part plans of an object type whose body is a
+// spec; status is nil for a type without one.
+type objectParts struct {
+	spec, status *partPlan
+}
+
+// partsOf returns the part plans of object type t, building them on first
+// use; nil for a type whose parts FromModel does not decode separately:
+// one that converts itself, or whose top level inlines a pointer (always
+// allocated by a whole decode), or whose spec or status is not a plain
+// field with a decoding plan.
+func (c *Converter) partsOf(t reflect.Type) *objectParts {
+	c.plans.mu.Lock()
+	defer c.plans.mu.Unlock()
+	if p, ok := c.plans.parts[t]; ok {
+		return p
+	}
+	p := buildParts(t)
+	if c.plans.parts == nil {
+		c.plans.parts = map[reflect.Type]*objectParts{}
+	}
+	c.plans.parts[t] = p
+	return p
+}
+
+func buildParts(t reflect.Type) *objectParts {
+	if t.Kind() != reflect.Struct || value.TypeReflectEntryOf(t).CanConvertFromUnstructured() {
+		return nil
+	}
+	names := planBuilder{namesOnly: true}
+	members, err := names.members(t)
+	if err != nil || names.dash {
+		return nil
+	}
+	b := decodeBuilder{types: map[reflect.Type]*decodePlan{}}
+	p := &objectParts{}
+	for _, m := range members {
+		if m.inline != nil && m.ptr {
+			return nil
+		}
+		if m.name != "spec" && m.name != "status" {
+			continue
+		}
+		if m.inline != nil {
+			return nil
+		}
+		ft := t.Field(m.index).Type
+		dec, err := b.plan(ft)
+		if err != nil {
+			return nil
+		}
+		pp := &partPlan{index: m.index, dec: dec}
+		if method, ok := reflect.PointerTo(ft).MethodByName("DeepCopyInto"); ok && ft.Kind() == reflect.Struct &&
+			method.Type.NumIn() == 2 && method.Type.In(1) == reflect.PointerTo(ft) && method.Type.NumOut() == 0 {
+			pp.copyInto = method.Func
+		}
+		if m.name == "spec" {
+			p.spec = pp
+		} else {
+			p.status = pp
+		}
+	}
+	if p.spec == nil {
+		return nil
+	}
+	return p
+}
+
+// decodeParts fills v, a zero object of a kind whose body is a spec, from
+// spec and status as a whole decode of body(mo) would; an error means
+// the whole decode is to be tried (it names the error, or declines the
+// plan as FromModel does).
+func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value) error {
+	if err := p.spec.decode(spec, v.Field(p.spec.index)); err != nil {
+		return err
+	}
+	if status.Len() == 0 {
+		return nil
+	}
+	if p.status == nil {
+		return errCannotDecode // the whole decode ignores it; so be it there
+	}
+	return p.status.decode(status, v.Field(p.status.index))
+}
+
+// decode sets dv, the zero part, from f: a copy of a kept decode of the
+// same content, or a fresh decode, kept.
+func (pp *partPlan) decode(f model.Fields, dv reflect.Value) error {
+	if f.Len() == 0 {
+		return nil // body(mo) has no such key
+	}
+	if hit := pp.lookup(f); hit.IsValid() {
+		pp.copyInto.Call([]reflect.Value{hit, dv.Addr()})
+		return nil
+	}
+	u, err := Unflatten(f)
+	if err != nil {
+		return err
+	}
+	if err := pp.dec.dec(u, dv); err != nil {
+		return err
+	}
+	if pp.copyInto.IsValid() {
+		kept := reflect.New(dv.Type())
+		pp.copyInto.Call([]reflect.Value{dv.Addr(), kept})
+		pp.keep(f, kept)
+	}
+	return nil
+}
+
+// lookup returns the kept decode of content f, moved to the front, or the
+// zero Value.
+func (pp *partPlan) lookup(f model.Fields) reflect.Value {
+	if !pp.copyInto.IsValid() {
+		return reflect.Value{}
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	for i, e := range pp.kept {
+		if e.fields.Equal(f) {
+			copy(pp.kept[1:i+1], pp.kept[:i])
+			pp.kept[0] = e
+			return e.value
+		}
+	}
+	return reflect.Value{}
+}
+
+// keep puts a decode of content f at the front, dropping the least
+// recently used beyond partEntries.
+func (pp *partPlan) keep(f model.Fields, v reflect.Value) {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if len(pp.kept) < partEntries {
+		pp.kept = append(pp.kept, partEntry{})
+	}
+	copy(pp.kept[1:], pp.kept[:len(pp.kept)-1])
+	pp.kept[0] = partEntry{f, v}
+}

@@ -1,0 +1,88 @@
+package convert
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// wholeDecode is FromModel without the parts: the whole body decoded
+// afresh.
+func wholeDecode(t require.TestingT, c *Converter, mo *model.Object, typ reflect.Type) client.Object {
+	into := reflect.New(typ).Interface().(client.Object)
+	require.NoError(t, c.fromBody(mo.Kind, mo, into))
+	return into
+}
+
+// TestPartsAreDecodedByContent: FromModel, which decodes spec and status
+// by their content and keeps the last few, gives what a whole decode
+// gives, the first time and every time after; a reader modifying what it
+// got changes nothing a later reader gets; and content the server changed
+// (a defaulted field, a status it set) is decoded as such, never served
+// from the decode of what was sent.
+func TestPartsAreDecodedByContent(t *testing.T) {
+	c := newConverter(t)
+	rapid.Check(t, func(t *rapid.T) {
+		obj := typedObject(t, c)
+		typ := reflect.TypeOf(obj).Elem()
+		mo, err := c.ToModel(obj)
+		require.NoError(t, err)
+		want := wholeDecode(t, c, mo, typ)
+		for i := range 3 {
+			got := reflect.New(typ).Interface().(client.Object)
+			require.NoError(t, c.FromModel(mo, got))
+			require.Equal(t, want, got, "decode %d", i)
+			// The reader changes what it got, in place.
+			var spec *corev1.PodSpec
+			switch o := got.(type) {
+			case *corev1.Pod:
+				spec = &o.Spec
+				o.Status.Phase = "Mutated"
+			case *appsv1.ReplicaSet:
+				spec = &o.Spec.Template.Spec
+				if o.Spec.Replicas != nil {
+					*o.Spec.Replicas = 99
+				}
+			}
+			if spec != nil && len(spec.Containers) > 0 {
+				spec.Containers[0].Image = "mutated"
+			}
+			if spec != nil && spec.NodeSelector != nil {
+				spec.NodeSelector["mutated"] = "yes"
+			}
+		}
+		// What the server stored differs from what was sent.
+		stored := mo.DeepCopy()
+		stored.Spec.Set("schedulerName", "default-scheduler")
+		stored.Status.Set("observedGeneration", int64(4))
+		got := reflect.New(typ).Interface().(client.Object)
+		require.NoError(t, c.FromModel(stored, got))
+		assert.Equal(t, wholeDecode(t, c, stored, typ), got)
+	})
+}
+
+// TestPartsDecodeTheDefaultedPodSpec is the case above by hand: a pod
+// decoded as sent, then as stored with a default the server set.
+func TestPartsDecodeTheDefaultedPodSpec(t *testing.T) {
+	c := newConverter(t)
+	sent := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}}}
+	sent.Name, sent.Namespace = "web-0", "default"
+	mo, err := c.ToModel(sent)
+	require.NoError(t, err)
+	var first corev1.Pod
+	require.NoError(t, c.FromModel(mo, &first))
+	assert.Equal(t, "", first.Spec.SchedulerName)
+	mo.Spec.Set("schedulerName", "default-scheduler")
+	mo.Spec.Set("containers[0].imagePullPolicy", "IfNotPresent")
+	var stored corev1.Pod
+	require.NoError(t, c.FromModel(mo, &stored))
+	assert.Equal(t, "default-scheduler", stored.Spec.SchedulerName)
+	assert.Equal(t, corev1.PullIfNotPresent, stored.Spec.Containers[0].ImagePullPolicy)
+}
