@@ -1,6 +1,8 @@
 package controllerruntime
 
 import (
+	"sync"
+
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
@@ -40,6 +42,26 @@ func HasGeneration(conv *convert.Converter, kind string) bool {
 	return withGeneration[kind]
 }
 
+// withoutGenerations holds, by converter, the kinds withoutGeneration
+// lists: a converter is immutable, and every cluster built with it asks.
+var withoutGenerations sync.Map
+
+// withoutGeneration returns the kinds of conv that have no generation
+// (HasGeneration), sorted; the caller must not modify them.
+func withoutGeneration(conv *convert.Converter) []string {
+	if kinds, ok := withoutGenerations.Load(conv); ok {
+		return kinds.([]string)
+	}
+	var kinds []string
+	for _, gvk := range conv.GVKs() {
+		if !HasGeneration(conv, gvk.Kind) {
+			kinds = append(kinds, gvk.Kind)
+		}
+	}
+	got, _ := withoutGenerations.LoadOrStore(conv, kinds)
+	return got.([]string)
+}
+
 // apiServer is what a manager's clients share about the API server
 // beyond the model: which kinds it serves and how, and the managed fields
 // of server-side apply.
@@ -67,10 +89,8 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 	e.ownership() // created now, so that every client's copy of the env shares it
 	s := c.Server()
 	e.reject = s.RecordRejection
-	for _, gvk := range e.conv.GVKs() {
-		if !HasGeneration(e.conv, gvk.Kind) {
-			s.SetGenerationRule(gvk.Kind, model.GenerationNone)
-		}
+	for _, kind := range withoutGeneration(e.conv) {
+		s.SetGenerationRule(kind, model.GenerationNone)
 	}
 	if crds == nil {
 		return

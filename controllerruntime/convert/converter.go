@@ -52,6 +52,8 @@ type Converter struct {
 	hoist map[schema.GroupVersionKind]bool
 	// status holds the kinds whose type has a status.
 	status map[schema.GroupVersionKind]bool
+	// gvks is what GVKs returns, sorted by kind once.
+	gvks []schema.GroupVersionKind
 	// plans caches the encoding plan of each object type (plan.go).
 	plans plans
 }
@@ -115,6 +117,11 @@ func New(scheme *runtime.Scheme, opts Options) (*Converter, error) {
 		c.kinds[gvk.Kind] = gvk
 		delete(c.ambiguous, gvk.Kind)
 	}
+	c.gvks = make([]schema.GroupVersionKind, 0, len(c.kinds))
+	for _, gvk := range c.kinds {
+		c.gvks = append(c.gvks, gvk)
+	}
+	slices.SortFunc(c.gvks, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.Kind, b.Kind) })
 	return c, nil
 }
 
@@ -416,11 +423,4 @@ func (c *Converter) body(mo *model.Object) (map[string]any, error) {
 
 // GVKs returns the group, version and kind of every model kind the
 // converter knows, sorted by kind.
-func (c *Converter) GVKs() []schema.GroupVersionKind {
-	out := make([]schema.GroupVersionKind, 0, len(c.kinds))
-	for _, gvk := range c.kinds {
-		out = append(out, gvk)
-	}
-	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.Kind, b.Kind) })
-	return out
-}
+func (c *Converter) GVKs() []schema.GroupVersionKind { return slices.Clone(c.gvks) }
