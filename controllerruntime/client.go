@@ -38,7 +38,18 @@ var errReadOnly = errors.New("this client is read-only: goals and invariants onl
 // target converts a typed object for a call and returns its model form
 // and group, version and kind.
 func (cl *modelClient) target(obj client.Object) (*model.Object, schema.GroupVersionKind, error) {
-	mo, err := cl.conv.ToModel(obj)
+	return cl.targetBy(obj, cl.conv.ToModel)
+}
+
+// named is target for a call that names obj without sending its body (a
+// delete, a patch): only its kind and metadata are converted.
+func (cl *modelClient) named(obj client.Object) (*model.Object, schema.GroupVersionKind, error) {
+	return cl.targetBy(obj, cl.conv.MetaToModel)
+}
+
+// targetBy is target with the conversion given.
+func (cl *modelClient) targetBy(obj client.Object, conv func(client.Object) (*model.Object, error)) (*model.Object, schema.GroupVersionKind, error) {
+	mo, err := conv(obj)
 	if err != nil {
 		return nil, schema.GroupVersionKind{}, apierrors.NewBadRequest(err.Error())
 	}
@@ -136,7 +147,7 @@ func (cl *modelClient) Delete(_ context.Context, obj client.Object, opts ...clie
 	if cl.w == nil {
 		return errReadOnly
 	}
-	mo, gvk, err := cl.target(obj)
+	mo, gvk, err := cl.named(obj)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, po *client.P
 	if cl.w == nil {
 		return errReadOnly
 	}
-	mo, gvk, err := cl.target(obj)
+	mo, gvk, err := cl.named(obj)
 	if err != nil {
 		return err
 	}

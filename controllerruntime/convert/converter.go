@@ -269,6 +269,22 @@ func (c *Converter) ToModel(obj client.Object) (*model.Object, error) {
 	return c.toModel(kind, obj)
 }
 
+// MetaToModel converts a typed or unstructured object's kind and
+// metadata, as ToModel does, leaving spec and status empty: for a call
+// that names an object rather than sends it (a delete, a patch, whose
+// body is the patch).
+func (c *Converter) MetaToModel(obj client.Object) (*model.Object, error) {
+	kind, err := c.Kind(obj)
+	if err != nil {
+		return nil, err
+	}
+	mo := &model.Object{Kind: kind}
+	if err := c.metaToModel(obj, mo); err != nil {
+		return nil, err
+	}
+	return mo, nil
+}
+
 // planned converts a typed object through its type's encoding plan; it
 // reports false for a type without one, or a value that does not encode
 // (the general path then gives the same object, or the error). Managed
