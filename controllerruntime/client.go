@@ -47,6 +47,13 @@ func (cl *modelClient) named(obj client.Object) (*model.Object, schema.GroupVers
 	return cl.targetBy(obj, cl.conv.MetaToModel)
 }
 
+// statusTarget is target for a write of the status subresource: the
+// server takes only metadata and status from it (Server.UpdateStatus), so
+// the spec is not converted.
+func (cl *modelClient) statusTarget(obj client.Object) (*model.Object, schema.GroupVersionKind, error) {
+	return cl.targetBy(obj, cl.conv.StatusToModel)
+}
+
 // targetBy is target with the conversion given.
 func (cl *modelClient) targetBy(obj client.Object, conv func(client.Object) (*model.Object, error)) (*model.Object, schema.GroupVersionKind, error) {
 	mo, err := conv(obj)
@@ -117,10 +124,18 @@ func (cl *modelClient) write(obj client.Object, call func(*model.Object) error) 
 
 // writeAs writes src and copies the stored result into dst.
 func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) error) error {
+	return cl.writeBy(cl.target, src, dst, call)
+}
+
+// writeBy is writeAs with the conversion of src given: target, or for a
+// status write, statusTarget. The server's write makes the model object
+// what it stored (spec included), and that is what dst gets.
+func (cl *modelClient) writeBy(target func(client.Object) (*model.Object, schema.GroupVersionKind, error),
+	src, dst client.Object, call func(*model.Object) error) error {
 	if cl.w == nil {
 		return errReadOnly
 	}
-	mo, gvk, err := cl.target(src)
+	mo, gvk, err := target(src)
 	if err != nil {
 		return err
 	}

@@ -402,7 +402,11 @@ func (cl *modelClient) writeRecorded(src, dst client.Object, owner string, statu
 			return err
 		}
 	}
-	err := cl.writeAs(src, dst, func(o *model.Object) error {
+	target := cl.target
+	if status {
+		target = cl.statusTarget
+	}
+	err := cl.writeBy(target, src, dst, func(o *model.Object) error {
 		o.FieldManager = owner
 		return call(o)
 	})

@@ -285,6 +285,51 @@ func (c *Converter) MetaToModel(obj client.Object) (*model.Object, error) {
 	return mo, nil
 }
 
+// StatusToModel converts obj as ToModel does, but leaves the spec empty:
+// for a write of the status subresource, which takes nothing of the body
+// but the status. A typed object's spec is not encoded at all.
+func (c *Converter) StatusToModel(obj client.Object) (*model.Object, error) {
+	kind, err := c.Kind(obj)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := obj.(runtime.Unstructured); !ok {
+		if mo, ok := c.plannedStatus(kind, obj); ok {
+			return mo, nil
+		}
+	}
+	mo, err := c.toModel(kind, obj)
+	if err != nil {
+		return nil, err
+	}
+	mo.Spec = model.Fields{}
+	return mo, nil
+}
+
+// plannedStatus is planned for StatusToModel: metadata and status only.
+func (c *Converter) plannedStatus(kind string, obj client.Object) (*model.Object, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || len(obj.GetManagedFields()) > 0 {
+		return nil, false
+	}
+	p := c.objectPlan(v.Type().Elem(), c.hoist[c.kinds[kind]])
+	if p == nil {
+		return nil, false
+	}
+	mo := &model.Object{Kind: kind}
+	if p.status != nil {
+		status, err := encodePart(*p.status, v.Elem())
+		if err != nil {
+			return nil, false
+		}
+		mo.Status = status
+	}
+	if err := c.metaToModel(obj, mo); err != nil {
+		return nil, false
+	}
+	return mo, true
+}
+
 // planned converts a typed object through its type's encoding plan; it
 // reports false for a type without one, or a value that does not encode
 // (the general path then gives the same object, or the error). Managed
