@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -85,4 +86,40 @@ func TestPartsDecodeTheDefaultedPodSpec(t *testing.T) {
 	require.NoError(t, c.FromModel(mo, &stored))
 	assert.Equal(t, "default-scheduler", stored.Spec.SchedulerName)
 	assert.Equal(t, corev1.PullIfNotPresent, stored.Spec.Containers[0].ImagePullPolicy)
+}
+
+// TestPartsAreSafeForConcurrentUse decodes from several goroutines at
+// once, as scenarios sharing a converter do (run it with -race).
+func TestPartsAreSafeForConcurrentUse(t *testing.T) {
+	c := newConverter(t)
+	var mos []*model.Object
+	for i := range 12 {
+		p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v" + string(rune('0'+i))}}}}
+		p.Name, p.Namespace = "web", "default"
+		mo, err := c.ToModel(p)
+		require.NoError(t, err)
+		mos = append(mos, mo)
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for i := range 200 {
+				mo := mos[(g+i)%len(mos)]
+				var got corev1.Pod
+				if err := c.FromModel(mo, &got); err != nil {
+					done <- err
+					return
+				}
+				if want := mo.Spec.Str("containers[0].image"); got.Spec.Containers[0].Image != want {
+					done <- fmt.Errorf("decoded image %q, stored %q", got.Spec.Containers[0].Image, want)
+					return
+				}
+				got.Spec.Containers[0].Image = "mutated"
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-done)
+	}
 }
