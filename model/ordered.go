@@ -46,7 +46,11 @@ func (s *keySet) find(k objKey) int {
 
 func (s *keySet) insert(k objKey) bool {
 	if len(s.chunks) == 0 {
-		s.chunks = [][]objKey{{k}}
+		// Room for a few keys: most sets (an owner's dependents, a
+		// label's objects) stay small.
+		c := make([]objKey, 1, 4)
+		c[0] = k
+		s.chunks = [][]objKey{c}
 		s.n = 1
 		return true
 	}
@@ -149,6 +153,17 @@ func (ix index) add(value string, key objKey) {
 		ix[value] = s
 	}
 	s.insert(key)
+}
+
+// addLabel adds key under the label "k=v", building that string only when
+// the index has no set for it yet.
+func (ix index) addLabel(k, v string, key objKey) {
+	var buf [64]byte
+	if s := ix[string(append(append(append(buf[:0], k...), '='), v...))]; s != nil {
+		s.insert(key)
+		return
+	}
+	ix.add(k+"="+v, key)
 }
 
 func (ix index) remove(value string, key objKey) {

@@ -51,7 +51,7 @@ func (s *objectStore) del(key objKey) *Object {
 
 func (s *objectStore) indexAdd(key objKey, o *Object) {
 	for k, v := range o.Labels {
-		s.byLabel.add(k+"="+v, key)
+		s.byLabel.addLabel(k, v, key)
 	}
 	for _, r := range o.OwnerReferences {
 		s.byOwner.add(string(r.UID), key)
