@@ -227,7 +227,8 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored := obj.DeepCopy()
 	stored.Spec = spec
 	if stored.Name == "" {
-		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
+		stored.key = s.generateName(st, obj.Namespace, obj.GenerateName)
+		stored.Name = stored.key[len(stored.key)-len(obj.GenerateName)-nameSuffixLen:]
 	}
 	stored.Status = status
 	defaulted := false
@@ -253,7 +254,9 @@ func (s *Server) Create(caller string, obj *Object) error {
 		stored.Status = Fields{}
 	}
 	stored.FieldManager = ""
-	stored.key = Key(stored.Namespace, stored.Name)
+	if !isKey(stored.key, stored.Namespace, stored.Name) { // admission may have renamed it
+		stored.key = Key(stored.Namespace, stored.Name)
+	}
 	st.put(stored)
 	s.uids[stored.UID] = stored.Ref()
 	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored, FieldManager: obj.FieldManager})
@@ -273,23 +276,42 @@ func (s *Server) Create(caller string, obj *Object) error {
 	return failure
 }
 
+// nameSuffixLen is the length of the suffix generateName appends.
+const nameSuffixLen = 5
+
 // generateName appends a deterministic five-character suffix to prefix, as
-// the Kubernetes name generator does with random characters.
+// the Kubernetes name generator does with random characters. It returns
+// the new object's key, whose last len(prefix)+nameSuffixLen bytes are the
+// name: one string serves as both.
 func (s *Server) generateName(st *objectStore, namespace, prefix string) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	for {
 		s.seq++
 		n := s.seq * 2654435761 // spread consecutive numbers across the alphabet
-		var suffix [5]byte
+		var suffix [nameSuffixLen]byte
 		for i := range suffix {
 			suffix[i] = alphabet[n%uint64(len(alphabet))]
 			n /= uint64(len(alphabet))
 		}
-		name := prefix + string(suffix[:])
-		if st.get(namespace, name) == nil {
-			return name
+		var key string // as Key builds it, in one allocation
+		if namespace == "" {
+			key = prefix + string(suffix[:])
+		} else {
+			key = namespace + "/" + prefix + string(suffix[:])
+		}
+		if name := key[len(key)-len(prefix)-nameSuffixLen:]; st.get(namespace, name) == nil {
+			return key
 		}
 	}
+}
+
+// isKey reports whether key is Key(namespace, name), without building it.
+func isKey(key, namespace, name string) bool {
+	if namespace == "" {
+		return key == name
+	}
+	return len(key) == len(namespace)+1+len(name) && key[:len(namespace)] == namespace &&
+		key[len(namespace)] == '/' && key[len(namespace)+1:] == name
 }
 
 func (s *Server) preconditions(stored *Object, uid UID, rv uint64) error {
