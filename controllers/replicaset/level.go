@@ -117,18 +117,23 @@ func (r *level) manage(req model.Request, rs *model.Object, active []*model.Obje
 	if diff == 0 {
 		return nil
 	}
-	exp := &expectation{since: r.c.Now()}
-	defer func() {
-		if r.opts.Expectations && (exp.rv > 0 || len(exp.deletes) > 0) {
-			r.expect[req] = exp
-		}
-	}()
+	var exp *expectation // what this scaling leaves to wait for, with expectations
+	if r.opts.Expectations {
+		exp = &expectation{since: r.c.Now()}
+		defer func() {
+			if exp.rv > 0 || len(exp.deletes) > 0 {
+				r.expect[req] = exp
+			}
+		}()
+	}
 	for ; diff > 0; diff-- {
 		pod := NewPod(rs)
 		if err := r.c.Create(pod); err != nil {
 			return err
 		}
-		exp.rv = pod.ResourceVersion
+		if exp != nil {
+			exp.rv = pod.ResourceVersion
+		}
 	}
 	for i := len(active) - 1; diff < 0; i, diff = i-1, diff+1 {
 		victim := active[i]
@@ -136,7 +141,9 @@ func (r *level) manage(req model.Request, rs *model.Object, active []*model.Obje
 		if err != nil && !model.IsNotFound(err) {
 			return err
 		}
-		exp.deletes = append(exp.deletes, victim)
+		if exp != nil {
+			exp.deletes = append(exp.deletes, victim)
+		}
 	}
 	return nil
 }
