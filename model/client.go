@@ -90,7 +90,7 @@ func (cl *client) cached(kind, namespace, name string) (*Object, error) {
 	}
 	o := inf.cache.get(namespace, name)
 	if o == nil {
-		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+		return nil, notFound(Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	cl.saw(o)
 	return o, nil

@@ -50,6 +50,8 @@ type Server struct {
 	generation map[string]GenerationRule
 	rejections map[rejectionKey]*Rejection
 	rejectSeq  uint64
+
+	notFounds map[Ref]*StatusError // see Server.notFound
 }
 
 // NewServer returns an empty server whose history keeps at least window
@@ -112,11 +114,33 @@ func (s *Server) lookup(ref Ref) *Object {
 	return st.get(ref.Namespace, ref.Name)
 }
 
+// maxNotFounds bounds the NotFound errors a server keeps for reuse.
+const maxNotFounds = 64
+
+// notFound returns the NotFound error of ref. The errors of recent refs
+// are kept and returned again, since an error is never modified once made
+// (its message is rendered once, the same for every reader): a controller
+// on a lagging cache deletes the same gone pods on reconcile after
+// reconcile, and its failures then cost no allocation.
+func (s *Server) notFound(ref Ref) *StatusError {
+	if e := s.notFounds[ref]; e != nil {
+		return e
+	}
+	if s.notFounds == nil {
+		s.notFounds = map[Ref]*StatusError{}
+	} else if len(s.notFounds) >= maxNotFounds {
+		clear(s.notFounds)
+	}
+	e := notFound(ref)
+	s.notFounds[ref] = e
+	return e
+}
+
 // Get returns a deep copy of the object, or NotFound.
 func (s *Server) Get(kind, namespace, name string) (*Object, error) {
 	o := s.lookup(Ref{Kind: kind, Namespace: namespace, Name: name})
 	if o == nil {
-		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+		return nil, s.notFound(Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	return o.DeepCopy(), nil
 }
@@ -367,7 +391,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	}
 	stored := s.lookup(ref)
 	if stored == nil {
-		return notFound(ref)
+		return s.notFound(ref)
 	}
 	if err := s.preconditions(stored, obj.UID, obj.ResourceVersion); err != nil {
 		return err
@@ -511,7 +535,7 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 	}
 	stored := s.lookup(ref)
 	if stored == nil {
-		return notFound(ref)
+		return s.notFound(ref)
 	}
 	if err := s.preconditions(stored, opts.UID, opts.ResourceVersion); err != nil {
 		return err
