@@ -147,12 +147,26 @@ func (s *keySet) appendTo(dst []objKey) []objKey {
 type index map[string]*keySet
 
 func (ix index) add(value string, key objKey) {
-	s := ix[value]
-	if s == nil {
-		s = &keySet{}
-		ix[value] = s
+	if s := ix[value]; s != nil {
+		s.insert(key)
+		return
 	}
-	s.insert(key)
+	ix[value] = newKeySet(key)
+}
+
+// newKeySet returns the set of key, made with its first chunk in one
+// allocation, with room for a few keys: most sets in an index (an owner's
+// dependents, a label's objects) stay small.
+func newKeySet(key objKey) *keySet {
+	r := &struct {
+		set    keySet
+		chunks [1][]objKey
+		keys   [4]objKey
+	}{}
+	r.keys[0] = key
+	r.chunks[0] = r.keys[:1]
+	r.set = keySet{chunks: r.chunks[:], n: 1}
+	return &r.set
 }
 
 // addLabel adds key under the label "k=v", building that string only when
