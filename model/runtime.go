@@ -187,9 +187,14 @@ func (ctl *controller) keysFor(inf *Informer, o *Object, add func(string)) {
 	}
 	for _, w := range ctl.spec.Watches {
 		if w.Kind == inf.kind {
-			for _, r := range w.Map(ctl.client, o.DeepCopy()) {
-				add(r.Key())
-				ctl.mappedTo(o, r.Key())
+			// The cache's own object, as controller-runtime hands its map
+			// functions; a map function that modifies it is caught as a
+			// cache mutation.
+			ctl.c.lend(ctl.spec.Name, o)
+			for _, r := range w.Map(ctl.client, o) {
+				key := r.Key()
+				add(key)
+				ctl.mappedTo(o, key)
 			}
 		}
 	}
