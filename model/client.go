@@ -90,25 +90,23 @@ func (cl *client) cached(kind, namespace, name string) (*Object, error) {
 	}
 	o := inf.cache.get(namespace, name)
 	if o == nil {
-		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+		return nil, notFound(Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	cl.saw(o)
 	return o, nil
 }
 
-// cachedList calls fn with each of the cache's own matching objects, in
-// key order, remembering the reads.
-func (cl *client) cachedList(kind string, opts ListOptions, fn func(*Object)) error {
+// cachedList returns read of each of the cache's own matching objects, in
+// key order (nil for none), remembering the reads.
+func (cl *client) cachedList(kind string, opts ListOptions, read func(*Object) *Object) ([]*Object, error) {
 	inf, err := cl.informer(kind)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	inf.cache.each(opts, func(o *Object) bool {
+	return inf.cache.list(opts, func(o *Object) *Object {
 		cl.saw(o)
-		fn(o)
-		return true
-	})
-	return nil
+		return read(o)
+	}), nil
 }
 
 func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
@@ -121,12 +119,10 @@ func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
 }
 
 func (cl *client) PeekList(kind string, opts ListOptions) ([]*Object, error) {
-	var out []*Object
-	err := cl.cachedList(kind, opts, func(o *Object) {
+	return cl.cachedList(kind, opts, func(o *Object) *Object {
 		cl.ctl.c.lend(cl.ctl.spec.Name, o)
-		out = append(out, o)
+		return o
 	})
-	return out, err
 }
 
 func (cl *client) Get(kind, namespace, name string) (*Object, error) {
@@ -138,9 +134,7 @@ func (cl *client) Get(kind, namespace, name string) (*Object, error) {
 }
 
 func (cl *client) List(kind string, opts ListOptions) ([]*Object, error) {
-	var out []*Object
-	err := cl.cachedList(kind, opts, func(o *Object) { out = append(out, o.DeepCopy()) })
-	return out, err
+	return cl.cachedList(kind, opts, (*Object).DeepCopy)
 }
 
 // call runs one write on behalf of the controller: it fails while the

@@ -97,7 +97,7 @@ type Cluster struct {
 	rivals        []*rivalState
 	listeners     []func(Write)
 	lent          []lent
-	snapshots     map[*Object]*Object
+	snapshots     map[*Object]*snapshot
 	mutation      *CacheMutation
 	lostUpdate    *LostUpdate
 	reconciled    reconciled
@@ -125,7 +125,7 @@ func NewCluster(cfg Config) *Cluster {
 	if cfg.HistoryWindow <= 0 {
 		cfg.HistoryWindow = 1000
 	}
-	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}, snapshots: map[*Object]*Object{}}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}, snapshots: map[*Object]*snapshot{}}
 	if c.log == nil {
 		c.log = zap.NewNop()
 	}

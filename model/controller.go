@@ -85,7 +85,9 @@ func (h HandlerFuncs) OnDelete(obj *Object, finalStateUnknown bool) {
 
 // Watch asks a level-triggered controller to watch a further kind and says
 // which keys its events enqueue. Map may read the controller's caches
-// through c, as controller-runtime's map functions do.
+// through c, as controller-runtime's map functions do. The object it gets
+// is the cache's own, as with Client.Peek: it must not be modified, and a
+// modification is caught as a cache mutation.
 type Watch struct {
 	Kind string
 	Map  func(c Client, obj *Object) []Request

@@ -1,9 +1,6 @@
 package model
 
-import (
-	"maps"
-	"slices"
-)
+import "slices"
 
 // Detectors for bugs that leave no trace in the API server's state until it
 // is too late: mutating a cached object, and overwriting another writer's
@@ -38,7 +35,75 @@ type LostUpdate struct {
 type lent struct {
 	controller string
 	object     *Object
-	snapshot   *Object
+	snapshot   *snapshot
+}
+
+// snapshot is the copy of a lent object: the object as DeepCopy copies it,
+// but its labels as pairs, and its labels and owner references held in the
+// snapshot's own room when few, so that a typical pod's copy is a single
+// allocation.
+type snapshot struct {
+	meta      Object // Labels nil; OwnerReferences and DeletionTimestamp may point into the snapshot
+	labels    []labelPair
+	nilLabels bool
+	deletion  Time
+	labelRoom [4]labelPair
+	ownerRoom [1]OwnerReference
+}
+
+type labelPair struct{ key, value string }
+
+func newSnapshot(o *Object) *snapshot {
+	s := &snapshot{meta: *o, nilLabels: o.Labels == nil}
+	s.meta.key, s.meta.writer = "", "" // as DeepCopy
+	s.meta.Labels = nil
+	s.meta.Finalizers = slices.Clone(o.Finalizers)
+	if len(o.OwnerReferences) <= len(s.ownerRoom) && o.OwnerReferences != nil {
+		s.meta.OwnerReferences = append(s.ownerRoom[:0:len(o.OwnerReferences)], o.OwnerReferences...)
+	} else {
+		s.meta.OwnerReferences = slices.Clone(o.OwnerReferences)
+	}
+	if o.DeletionTimestamp != nil {
+		s.deletion = *o.DeletionTimestamp
+		s.meta.DeletionTimestamp = &s.deletion
+	}
+	s.labels = s.labelRoom[:0]
+	for k, v := range o.Labels {
+		s.labels = append(s.labels, labelPair{k, v})
+	}
+	return s
+}
+
+// matches reports whether o still equals the snapshot, field by field.
+func (s *snapshot) matches(o *Object) bool {
+	if len(o.Labels) != len(s.labels) {
+		return false
+	}
+	for _, l := range s.labels {
+		if v, ok := o.Labels[l.key]; !ok || v != l.value {
+			return false
+		}
+	}
+	return equalButLabels(o, &s.meta)
+}
+
+// object returns the snapshot as an object of its own, as DeepCopy would
+// have made it.
+func (s *snapshot) object() *Object {
+	o := s.meta
+	if !s.nilLabels {
+		o.Labels = make(map[string]string, len(s.labels))
+		for _, l := range s.labels {
+			o.Labels[l.key] = l.value
+		}
+	}
+	o.Finalizers = slices.Clone(s.meta.Finalizers)
+	o.OwnerReferences = slices.Clone(s.meta.OwnerReferences)
+	if s.meta.DeletionTimestamp != nil {
+		t := s.deletion
+		o.DeletionTimestamp = &t
+	}
+	return &o
 }
 
 // minSnapshots is the least number of copies kept for zero-copy reads;
@@ -55,7 +120,7 @@ func (c *Cluster) lend(controller string, o *Object) {
 		if len(c.snapshots) >= max(minSnapshots, 2*len(c.server.uids)) {
 			clear(c.snapshots)
 		}
-		snap = o.DeepCopy()
+		snap = newSnapshot(o)
 		c.snapshots[o] = snap
 	}
 	c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: snap})
@@ -66,15 +131,16 @@ func (c *Cluster) lend(controller string, o *Object) {
 // state stays what the server decided.
 func (c *Cluster) checkLent() {
 	for _, l := range c.lent {
-		if equalObjects(l.object, l.snapshot) {
+		if l.snapshot.matches(l.object) {
 			continue
 		}
+		snap := l.snapshot.object()
 		if c.mutation == nil {
-			changes := Diff(l.snapshot, l.object)
-			c.mutation = &CacheMutation{Controller: l.controller, Object: l.snapshot.Ref(), Changes: changes}
-			c.notef("%s mutated its cached %s", l.controller, l.snapshot.Ref())
+			changes := Diff(snap, l.object)
+			c.mutation = &CacheMutation{Controller: l.controller, Object: snap.Ref(), Changes: changes}
+			c.notef("%s mutated its cached %s", l.controller, snap.Ref())
 		}
-		*l.object = *l.snapshot
+		*l.object = *snap
 	}
 	clear(c.lent)
 	c.lent = c.lent[:0]
@@ -94,14 +160,14 @@ func (c *Cluster) CacheMutation() *CacheMutation { return c.mutation }
 // LostUpdate returns the first lost update detected, or nil.
 func (c *Cluster) LostUpdate() *LostUpdate { return c.lostUpdate }
 
-// equalObjects compares every field of two objects.
-func equalObjects(a, b *Object) bool {
+// equalButLabels compares every field of two objects but their labels.
+func equalButLabels(a, b *Object) bool {
 	if a.Kind != b.Kind || a.Namespace != b.Namespace || a.Name != b.Name || a.GenerateName != b.GenerateName ||
 		a.UID != b.UID || a.ResourceVersion != b.ResourceVersion || a.Generation != b.Generation ||
 		a.CreationTimestamp != b.CreationTimestamp || (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) ||
 		(a.DeletionTimestamp != nil && *a.DeletionTimestamp != *b.DeletionTimestamp) {
 		return false
 	}
-	return maps.Equal(a.Labels, b.Labels) && slices.Equal(a.Finalizers, b.Finalizers) &&
+	return slices.Equal(a.Finalizers, b.Finalizers) &&
 		slices.Equal(a.OwnerReferences, b.OwnerReferences) && a.Spec.Equal(b.Spec) && a.Status.Equal(b.Status)
 }

@@ -26,7 +26,7 @@ func (s *Server) Evict(caller string, ref Ref) error {
 	}
 	pod := s.lookup(ref)
 	if pod == nil {
-		return notFound(ref)
+		return s.notFound(ref)
 	}
 	var budgets []*Object
 	s.Each(PDBKind, ListOptions{Namespace: pod.Namespace}, func(pdb *Object) bool {

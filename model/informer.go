@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Informer is one controller's view of one kind, as client-go's shared
 // informer: it lists, then watches; it applies every delivered event to its
 // cache in order and then notifies the controller; it replays its cache on a
@@ -166,10 +168,12 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 	var e Event
 	if i := inf.next(); i <= -2 {
 		e = inf.held[-2-i].event
-		inf.held = append(inf.held[:-2-i:-2-i], inf.held[-1-i:]...)
+		inf.held = slices.Delete(inf.held, -2-i, -1-i)
 	} else {
 		e = inf.watch.pending[i]
-		inf.watch.pending = append(inf.watch.pending[:i:i], inf.watch.pending[i+1:]...)
+		// In place: the stream keeps its array for the next events, and
+		// nothing else refers to it.
+		inf.watch.pending = slices.Delete(inf.watch.pending, i, i+1)
 		if e.RV() > inf.lastRV {
 			inf.lastRV = e.RV()
 		}
@@ -183,7 +187,7 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 	inf.apply(e)
 	if inf.dupes > 0 && inf.watch != nil {
 		inf.dupes--
-		inf.watch.pending = append([]Event{e}, inf.watch.pending...)
+		inf.watch.pending = slices.Insert(inf.watch.pending, 0, e)
 	}
 	if inf.drops > 0 {
 		inf.drops--

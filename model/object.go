@@ -139,16 +139,32 @@ func (o *Object) DeepCopy() *Object {
 	if o == nil {
 		return nil
 	}
-	c := *o
+	var c *Object
+	if len(o.OwnerReferences) == 1 {
+		// The common case, a dependent with one owner: the copy and its
+		// reference are one allocation.
+		r := &ownedObject{object: *o, owner: [1]OwnerReference{o.OwnerReferences[0]}}
+		c = &r.object
+		c.OwnerReferences = r.owner[:1:1]
+	} else {
+		c = new(Object)
+		*c = *o
+		c.OwnerReferences = slices.Clone(o.OwnerReferences)
+	}
 	c.key, c.writer = "", ""        // a copy may be renamed, and nobody wrote it
 	c.Labels = maps.Clone(o.Labels) // Spec and Status are values, shared until written
 	c.Finalizers = slices.Clone(o.Finalizers)
-	c.OwnerReferences = slices.Clone(o.OwnerReferences)
 	if o.DeletionTimestamp != nil {
 		t := *o.DeletionTimestamp
 		c.DeletionTimestamp = &t
 	}
-	return &c
+	return c
+}
+
+// ownedObject holds an object and the room for its one owner reference.
+type ownedObject struct {
+	object Object
+	owner  [1]OwnerReference
 }
 
 // String renders "Kind ns/name@rv".

@@ -46,7 +46,11 @@ func (s *keySet) find(k objKey) int {
 
 func (s *keySet) insert(k objKey) bool {
 	if len(s.chunks) == 0 {
-		s.chunks = [][]objKey{{k}}
+		// Room for a few keys: most sets (an owner's dependents, a
+		// label's objects) stay small.
+		c := make([]objKey, 1, 4)
+		c[0] = k
+		s.chunks = [][]objKey{c}
 		s.n = 1
 		return true
 	}
@@ -143,12 +147,37 @@ func (s *keySet) appendTo(dst []objKey) []objKey {
 type index map[string]*keySet
 
 func (ix index) add(value string, key objKey) {
-	s := ix[value]
-	if s == nil {
-		s = &keySet{}
-		ix[value] = s
+	if s := ix[value]; s != nil {
+		s.insert(key)
+		return
 	}
-	s.insert(key)
+	ix[value] = newKeySet(key)
+}
+
+// newKeySet returns the set of key, made with its first chunk in one
+// allocation, with room for a few keys: most sets in an index (an owner's
+// dependents, a label's objects) stay small.
+func newKeySet(key objKey) *keySet {
+	r := &struct {
+		set    keySet
+		chunks [1][]objKey
+		keys   [4]objKey
+	}{}
+	r.keys[0] = key
+	r.chunks[0] = r.keys[:1]
+	r.set = keySet{chunks: r.chunks[:], n: 1}
+	return &r.set
+}
+
+// addLabel adds key under the label "k=v", building that string only when
+// the index has no set for it yet.
+func (ix index) addLabel(k, v string, key objKey) {
+	var buf [64]byte
+	if s := ix[string(append(append(append(buf[:0], k...), '='), v...))]; s != nil {
+		s.insert(key)
+		return
+	}
+	ix.add(k+"="+v, key)
 }
 
 func (ix index) remove(value string, key objKey) {

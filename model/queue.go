@@ -66,7 +66,9 @@ func (q *Queue) Get() (string, bool) {
 	key := q.items[q.head]
 	q.items[q.head] = ""
 	q.head++
-	if q.head > 64 && q.head*2 > len(q.items) {
+	if q.head == len(q.items) { // empty: start again at the front
+		q.items, q.head = q.items[:0], 0
+	} else if q.head > 64 && q.head*2 > len(q.items) {
 		q.items = append(q.items[:0], q.items[q.head:]...)
 		q.head = 0
 	}

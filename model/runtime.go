@@ -180,19 +180,36 @@ func (ctl *controller) keysFor(inf *Informer, o *Object, add func(string)) {
 	for _, k := range ctl.spec.Owns {
 		if k == inf.kind {
 			if ref, ok := o.ControllerRef(); ok && ref.Kind == ctl.spec.For {
-				add(Key(o.Namespace, ref.Name))
+				add(ctl.ownerKey(o.Namespace, ref.Name))
 			}
 			break
 		}
 	}
 	for _, w := range ctl.spec.Watches {
 		if w.Kind == inf.kind {
-			for _, r := range w.Map(ctl.client, o.DeepCopy()) {
-				add(r.Key())
-				ctl.mappedTo(o, r.Key())
+			// The cache's own object, as controller-runtime hands its map
+			// functions; a map function that modifies it is caught as a
+			// cache mutation.
+			ctl.c.lend(ctl.spec.Name, o)
+			for _, r := range w.Map(ctl.client, o) {
+				key := r.Key()
+				add(key)
+				ctl.mappedTo(o, key)
 			}
 		}
 	}
+}
+
+// ownerKey returns the key of an owner of kind For: the cached owner's
+// own key when the controller's cache holds it, which spares building the
+// string on every event of a dependent.
+func (ctl *controller) ownerKey(namespace, name string) string {
+	if inf := ctl.informer(ctl.spec.For); inf != nil {
+		if owner := inf.cache.get(namespace, name); owner != nil {
+			return owner.Key()
+		}
+	}
+	return Key(namespace, name)
 }
 
 func (ctl *controller) enqueue(typ EventType, inf *Informer, objs ...*Object) {

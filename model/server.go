@@ -50,6 +50,8 @@ type Server struct {
 	generation map[string]GenerationRule
 	rejections map[rejectionKey]*Rejection
 	rejectSeq  uint64
+
+	notFounds map[Ref]*StatusError // see Server.notFound
 }
 
 // NewServer returns an empty server whose history keeps at least window
@@ -112,11 +114,33 @@ func (s *Server) lookup(ref Ref) *Object {
 	return st.get(ref.Namespace, ref.Name)
 }
 
+// maxNotFounds bounds the NotFound errors a server keeps for reuse.
+const maxNotFounds = 64
+
+// notFound returns the NotFound error of ref. The errors of recent refs
+// are kept and returned again, since an error is never modified once made
+// (its message is rendered once, the same for every reader): a controller
+// on a lagging cache deletes the same gone pods on reconcile after
+// reconcile, and its failures then cost no allocation.
+func (s *Server) notFound(ref Ref) *StatusError {
+	if e := s.notFounds[ref]; e != nil {
+		return e
+	}
+	if s.notFounds == nil {
+		s.notFounds = map[Ref]*StatusError{}
+	} else if len(s.notFounds) >= maxNotFounds {
+		clear(s.notFounds)
+	}
+	e := notFound(ref)
+	s.notFounds[ref] = e
+	return e
+}
+
 // Get returns a deep copy of the object, or NotFound.
 func (s *Server) Get(kind, namespace, name string) (*Object, error) {
 	o := s.lookup(Ref{Kind: kind, Namespace: namespace, Name: name})
 	if o == nil {
-		return nil, statusErr(ReasonNotFound, "%s %s not found", kind, Key(namespace, name))
+		return nil, s.notFound(Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	return o.DeepCopy(), nil
 }
@@ -227,7 +251,8 @@ func (s *Server) Create(caller string, obj *Object) error {
 	stored := obj.DeepCopy()
 	stored.Spec = spec
 	if stored.Name == "" {
-		stored.Name = s.generateName(st, obj.Namespace, obj.GenerateName)
+		stored.key = s.generateName(st, obj.Namespace, obj.GenerateName)
+		stored.Name = stored.key[len(stored.key)-len(obj.GenerateName)-nameSuffixLen:]
 	}
 	stored.Status = status
 	defaulted := false
@@ -253,7 +278,9 @@ func (s *Server) Create(caller string, obj *Object) error {
 		stored.Status = Fields{}
 	}
 	stored.FieldManager = ""
-	stored.key = Key(stored.Namespace, stored.Name)
+	if !isKey(stored.key, stored.Namespace, stored.Name) { // admission may have renamed it
+		stored.key = Key(stored.Namespace, stored.Name)
+	}
 	st.put(stored)
 	s.uids[stored.UID] = stored.Ref()
 	s.emit(Added, stored, Write{Caller: caller, Verb: VerbCreate, New: stored, FieldManager: obj.FieldManager})
@@ -273,23 +300,42 @@ func (s *Server) Create(caller string, obj *Object) error {
 	return failure
 }
 
+// nameSuffixLen is the length of the suffix generateName appends.
+const nameSuffixLen = 5
+
 // generateName appends a deterministic five-character suffix to prefix, as
-// the Kubernetes name generator does with random characters.
+// the Kubernetes name generator does with random characters. It returns
+// the new object's key, whose last len(prefix)+nameSuffixLen bytes are the
+// name: one string serves as both.
 func (s *Server) generateName(st *objectStore, namespace, prefix string) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	for {
 		s.seq++
 		n := s.seq * 2654435761 // spread consecutive numbers across the alphabet
-		var suffix [5]byte
+		var suffix [nameSuffixLen]byte
 		for i := range suffix {
 			suffix[i] = alphabet[n%uint64(len(alphabet))]
 			n /= uint64(len(alphabet))
 		}
-		name := prefix + string(suffix[:])
-		if st.get(namespace, name) == nil {
-			return name
+		var key string // as Key builds it, in one allocation
+		if namespace == "" {
+			key = prefix + string(suffix[:])
+		} else {
+			key = namespace + "/" + prefix + string(suffix[:])
+		}
+		if name := key[len(key)-len(prefix)-nameSuffixLen:]; st.get(namespace, name) == nil {
+			return key
 		}
 	}
+}
+
+// isKey reports whether key is Key(namespace, name), without building it.
+func isKey(key, namespace, name string) bool {
+	if namespace == "" {
+		return key == name
+	}
+	return len(key) == len(namespace)+1+len(name) && key[:len(namespace)] == namespace &&
+		key[len(namespace)] == '/' && key[len(namespace)+1:] == name
 }
 
 func (s *Server) preconditions(stored *Object, uid UID, rv uint64) error {
@@ -345,7 +391,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	}
 	stored := s.lookup(ref)
 	if stored == nil {
-		return notFound(ref)
+		return s.notFound(ref)
 	}
 	if err := s.preconditions(stored, obj.UID, obj.ResourceVersion); err != nil {
 		return err
@@ -489,7 +535,7 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 	}
 	stored := s.lookup(ref)
 	if stored == nil {
-		return notFound(ref)
+		return s.notFound(ref)
 	}
 	if err := s.preconditions(stored, opts.UID, opts.ResourceVersion); err != nil {
 		return err

@@ -18,12 +18,11 @@ func (st State) Get(kind, namespace, name string) *Object {
 
 // List returns the stored objects of kind matching opts, in key order.
 func (st State) List(kind string, opts ListOptions) []*Object {
-	var out []*Object
-	st.s.Each(kind, opts, func(o *Object) bool {
-		out = append(out, o)
-		return true
-	})
-	return out
+	store := st.s.kinds[kind]
+	if store == nil {
+		return nil
+	}
+	return store.list(opts, func(o *Object) *Object { return o })
 }
 
 // Kinds returns the kinds the server has stored, sorted.

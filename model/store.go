@@ -51,7 +51,7 @@ func (s *objectStore) del(key objKey) *Object {
 
 func (s *objectStore) indexAdd(key objKey, o *Object) {
 	for k, v := range o.Labels {
-		s.byLabel.add(k+"="+v, key)
+		s.byLabel.addLabel(k, v, key)
 	}
 	for _, r := range o.OwnerReferences {
 		s.byOwner.add(string(r.UID), key)
@@ -136,6 +136,31 @@ func (s *objectStore) candidates(opts ListOptions) *keySet {
 		}
 	}
 	return best
+}
+
+// maxListCap bounds the room list makes: a list narrowed by namespace
+// alone may match a few of many candidates.
+const maxListCap = 64
+
+// list returns read of every stored object matching opts, in key order, or
+// nil for none. The slice is made once, with room for the candidates (at
+// most maxListCap), rather than grown.
+func (s *objectStore) list(opts ListOptions, read func(*Object) *Object) []*Object {
+	cand := s.candidates(opts)
+	if cand.len() == 0 {
+		return nil
+	}
+	out := make([]*Object, 0, min(cand.len(), maxListCap))
+	cand.each(func(k objKey) bool {
+		if o := s.objs[k]; opts.matches(o) {
+			out = append(out, read(o))
+		}
+		return true
+	})
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // each calls fn for every stored object matching opts, in key order, and

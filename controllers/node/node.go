@@ -79,7 +79,8 @@ func Scheduler() model.Controller {
 		Watches:      []model.Watch{{Kind: Kind, Map: func(model.Client, *model.Object) []model.Request { return nil }}},
 		NewReconciler: func(c model.Client) model.Reconciler {
 			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
-				pod, err := c.Get(replicaset.PodKind, req.Namespace, req.Name)
+				// Read without copying, as a lister does; copy to write.
+				pod, err := c.Peek(replicaset.PodKind, req.Namespace, req.Name)
 				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != "" {
 					return model.Result{}, nil
 				}
@@ -103,6 +104,7 @@ func Scheduler() model.Controller {
 				if best == "" {
 					return model.Result{RequeueAfter: 5}, nil
 				}
+				pod = pod.DeepCopy()
 				pod.Spec.Set("nodeName", best)
 				return model.Result{}, c.Update(pod)
 			})
@@ -138,14 +140,16 @@ func Kubelet(node string) model.Controller {
 		Watches:      []model.Watch{{Kind: Kind, Map: func(model.Client, *model.Object) []model.Request { return nil }}},
 		NewReconciler: func(c model.Client) model.Reconciler {
 			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
-				self, err := c.Get(Kind, "", node)
+				// Read without copying, as a lister does; copy to write.
+				self, err := c.Peek(Kind, "", node)
 				if err != nil || !Alive(self) {
 					return model.Result{}, nil // a dead node runs nothing
 				}
-				pod, err := c.Get(replicaset.PodKind, req.Namespace, req.Name)
+				pod, err := c.Peek(replicaset.PodKind, req.Namespace, req.Name)
 				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != node || pod.Status.Bool("ready") {
 					return model.Result{}, nil
 				}
+				pod = pod.DeepCopy()
 				pod.Status = model.NewFields(model.Values{"phase": "Running", "ready": true})
 				return model.Result{}, c.UpdateStatus(pod)
 			})

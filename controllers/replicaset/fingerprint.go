@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"cmp"
 	"fmt"
 	"hash"
 	"maps"
@@ -12,9 +13,10 @@ import (
 // Fingerprint writes the controller's expectations, by key, for bounded
 // exploration (model.Fingerprinter).
 func (r *level) Fingerprint(h hash.Hash64) {
-	for _, key := range slices.Sorted(maps.Keys(r.expect)) {
-		e := r.expect[key]
-		fmt.Fprintf(h, "%q rv=%d since=%d deletes=", key, e.rv, e.since)
+	reqs := slices.SortedFunc(maps.Keys(r.expect), func(a, b model.Request) int { return cmp.Compare(a.Key(), b.Key()) })
+	for _, req := range reqs {
+		e := r.expect[req]
+		fmt.Fprintf(h, "%q rv=%d since=%d deletes=", req.Key(), e.rv, e.since)
 		for _, o := range e.deletes {
 			fmt.Fprintf(h, "%q@%d,", o.Name, o.ResourceVersion)
 		}

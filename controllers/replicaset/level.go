@@ -39,7 +39,7 @@ func Level(opts LevelOptions) model.Controller {
 		Owns:         []string{PodKind},
 		ResyncPeriod: opts.Resync,
 		NewReconciler: func(c model.Client) model.Reconciler {
-			return &level{c: c, opts: opts, expect: map[string]*expectation{}}
+			return &level{c: c, opts: opts, expect: map[model.Request]*expectation{}}
 		},
 		Goal: func(s model.State) []model.Unmet {
 			return append(PodsMatchReplicas(s), StatusReflectsPods(s)...)
@@ -50,7 +50,7 @@ func Level(opts LevelOptions) model.Controller {
 type level struct {
 	c      model.Client
 	opts   LevelOptions
-	expect map[string]*expectation
+	expect map[model.Request]*expectation
 }
 
 // expectation is what the controller waits for after scaling: its pod
@@ -64,10 +64,9 @@ type expectation struct {
 }
 
 func (r *level) Reconcile(req model.Request) (model.Result, error) {
-	key := req.Key()
 	rs, err := r.c.Get(Kind, req.Namespace, req.Name)
 	if model.IsNotFound(err) {
-		delete(r.expect, key)
+		delete(r.expect, req)
 		return model.Result{}, nil // the garbage collector removes its pods
 	}
 	if err != nil {
@@ -87,8 +86,8 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 
 	var result model.Result
 	var manageErr error
-	if r.satisfied(key) {
-		manageErr = r.manage(key, rs, active)
+	if r.satisfied(req) {
+		manageErr = r.manage(req, rs, active)
 	} else {
 		result.RequeueAfter = r.opts.ExpectationsTTL
 	}
@@ -101,9 +100,9 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 			ready++
 		}
 	}
-	status := model.NewFields(model.Values{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation})
-	if !rs.Status.Equal(status) {
-		rs.Status = status
+	status := model.Values{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation}
+	if !holds(rs.Status, status) {
+		rs.Status = model.NewFields(status)
 		if err := r.c.UpdateStatus(rs); err != nil {
 			return model.Result{}, errors.Join(manageErr, err)
 		}
@@ -113,20 +112,28 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 
 // manage creates or deletes pods to close the gap between spec.replicas and
 // the active pods, stopping at the first failed call.
-func (r *level) manage(key string, rs *model.Object, active []*model.Object) error {
+func (r *level) manage(req model.Request, rs *model.Object, active []*model.Object) error {
 	diff := int(rs.Spec.Int("replicas")) - len(active)
-	exp := &expectation{since: r.c.Now()}
-	defer func() {
-		if r.opts.Expectations && (exp.rv > 0 || len(exp.deletes) > 0) {
-			r.expect[key] = exp
-		}
-	}()
+	if diff == 0 {
+		return nil
+	}
+	var exp *expectation // what this scaling leaves to wait for, with expectations
+	if r.opts.Expectations {
+		exp = &expectation{since: r.c.Now()}
+		defer func() {
+			if exp.rv > 0 || len(exp.deletes) > 0 {
+				r.expect[req] = exp
+			}
+		}()
+	}
 	for ; diff > 0; diff-- {
 		pod := NewPod(rs)
 		if err := r.c.Create(pod); err != nil {
 			return err
 		}
-		exp.rv = pod.ResourceVersion
+		if exp != nil {
+			exp.rv = pod.ResourceVersion
+		}
 	}
 	for i := len(active) - 1; diff < 0; i, diff = i-1, diff+1 {
 		victim := active[i]
@@ -134,21 +141,23 @@ func (r *level) manage(key string, rs *model.Object, active []*model.Object) err
 		if err != nil && !model.IsNotFound(err) {
 			return err
 		}
-		exp.deletes = append(exp.deletes, victim)
+		if exp != nil {
+			exp.deletes = append(exp.deletes, victim)
+		}
 	}
 	return nil
 }
 
 // satisfied reports whether the pod cache has caught up with the last
-// scaling of key, or the expectations have expired. Without expectations it
-// is always true.
-func (r *level) satisfied(key string) bool {
-	exp := r.expect[key]
+// scaling of req's ReplicaSet, or the expectations have expired. Without
+// expectations it is always true.
+func (r *level) satisfied(req model.Request) bool {
+	exp := r.expect[req]
 	if exp == nil {
 		return true
 	}
 	if r.c.Now()-exp.since >= r.opts.ExpectationsTTL {
-		delete(r.expect, key)
+		delete(r.expect, req)
 		return true
 	}
 	if synced, err := r.c.LastSyncResourceVersion(PodKind); err != nil || synced < exp.rv {
@@ -159,6 +168,21 @@ func (r *level) satisfied(key string) bool {
 			return false
 		}
 	}
-	delete(r.expect, key)
+	delete(r.expect, req)
+	return true
+}
+
+// holds reports whether f holds exactly the paths and values of want, as
+// f.Equal(model.NewFields(want)) would, without building the Fields: most
+// reconciles find the status already right.
+func holds(f model.Fields, want model.Values) bool {
+	if f.Len() != len(want) {
+		return false
+	}
+	for p, v := range want {
+		if got, ok := f.Get(p); !ok || got != v {
+			return false
+		}
+	}
 	return true
 }

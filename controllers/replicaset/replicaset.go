@@ -65,9 +65,9 @@ func NewPod(rs *model.Object) *model.Object {
 func Ready(p *model.Object) bool { return !p.Deleting() && p.Status.Bool("ready") }
 
 // activePods returns the pods controlled by rs that are not being deleted,
-// in name order.
+// in name order. It filters pods, the caller's own list, in place.
 func activePods(pods []*model.Object, rs *model.Object) []*model.Object {
-	var out []*model.Object
+	out := pods[:0]
 	for _, p := range pods {
 		if p.IsControlledBy(rs) && !p.Deleting() {
 			out = append(out, p)

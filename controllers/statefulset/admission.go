@@ -30,7 +30,7 @@ func Validate(_ string, verb model.Verb, old, obj *model.Object) error {
 	if obj.Kind != Kind || verb != model.VerbUpdate {
 		return nil
 	}
-	if fixedFields(old.Spec).Equal(fixedFields(obj.Spec)) {
+	if equalFixed(old.Spec, obj.Spec) {
 		return nil
 	}
 	return &model.StatusError{
@@ -40,15 +40,33 @@ func Validate(_ string, verb model.Verb, old, obj *model.Object) error {
 	}
 }
 
-// fixedFields returns spec without its mutable fields.
-func fixedFields(spec model.Fields) model.Fields {
-	for _, p := range spec.Paths() {
-		for _, m := range mutable {
-			if p == m || strings.HasPrefix(p, m+".") || strings.HasPrefix(p, m+"[") {
-				spec.Delete(p)
-				break
-			}
+// equalFixed reports whether a and b hold the same fields, their mutable
+// ones aside, without building either without them.
+func equalFixed(a, b model.Fields) bool {
+	fixed := 0
+	for p, v := range a.All() {
+		if isMutable(p) {
+			continue
+		}
+		fixed++
+		if w, ok := b.Get(p); !ok || w != v {
+			return false
 		}
 	}
-	return spec
+	for p := range b.All() {
+		if !isMutable(p) {
+			fixed--
+		}
+	}
+	return fixed == 0
+}
+
+// isMutable reports whether a spec path is, or is under, a mutable field.
+func isMutable(p string) bool {
+	for _, m := range mutable {
+		if rest, ok := strings.CutPrefix(p, m); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return true
+		}
+	}
+	return false
 }

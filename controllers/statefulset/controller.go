@@ -190,7 +190,7 @@ func (r *reconciler) Reconcile(req model.Request) (model.Result, error) {
 	}
 	// Status reflects the pods this reconcile read, as in Kubernetes' own
 	// ReplicaSet controller here: the events of its writes bring it back.
-	status := expectedStatus(set, v.pods())
+	status := expectedStatus(set, v.update, v.pods())
 	manageErr := r.manage(v)
 	if set.Status.Equal(status) {
 		return model.Result{}, manageErr

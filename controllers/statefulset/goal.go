@@ -8,7 +8,8 @@ import (
 	"github.com/converge-sim/converge/model"
 )
 
-// expectedStatus computes a StatefulSet's status from its pods, as
+// expectedStatus computes a StatefulSet's status from its pods and its
+// update revision (Revision(set)), as
 // Kubernetes does: replicas counts the pods not being deleted, ready (and
 // available: the model has no minReadySeconds, so a ready pod is available
 // at once) and the two revisions count among them; the current revision is
@@ -16,8 +17,7 @@ import (
 // becomes the update revision once every pod is of it and ready.
 // (Kubernetes moves it only under RollingUpdate; here OnDelete completes
 // the same way.)
-func expectedStatus(set *model.Object, pods []*model.Object) model.Fields {
-	update := Revision(set)
+func expectedStatus(set *model.Object, update string, pods []*model.Object) model.Fields {
 	current := set.Status.Str("currentRevision")
 	if current == "" {
 		current = update
@@ -86,7 +86,7 @@ func Complete(s model.State) []model.Unmet {
 			unmet("%s", msg)
 			continue
 		}
-		if want := expectedStatus(set, Pods(s, set)); !set.Status.Equal(want) {
+		if want := expectedStatus(set, Revision(set), Pods(s, set)); !set.Status.Equal(want) {
 			unmet("reports %s, its pods say %s", set.Status, want)
 		}
 	}

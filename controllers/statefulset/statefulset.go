@@ -208,9 +208,16 @@ func claimTemplates(set *model.Object) ([]claimTemplate, error) {
 // always gets the same name.
 func Revision(set *model.Object) string {
 	h := fnv.New32a()
-	for _, p := range set.Spec.Paths() {
+	var line []byte // one buffer for every "<path>=<value>\n" hashed
+	for p, v := range set.Spec.All() {
 		if strings.HasPrefix(p, "template.") {
-			_, _ = h.Write([]byte(p + "=" + model.FormatValue(set.Spec.Value(p)) + "\n"))
+			line = append(append(line[:0], p...), '=')
+			if str, ok := v.(string); ok {
+				line = strconv.AppendQuote(line, str) // as model.FormatValue renders it, without a string of its own
+			} else {
+				line = append(line, model.FormatValue(v)...)
+			}
+			_, _ = h.Write(append(line, '\n'))
 		}
 	}
 	return set.Name + "-" + strconv.FormatUint(uint64(h.Sum32()), 36)
@@ -266,7 +273,7 @@ func RunningAndReady(p *model.Object) bool {
 func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.Object) *model.Object {
 	name := PodName(set.Name, i)
 	labels := map[string]string{}
-	spec := model.Fields{}
+	var spec model.Fields
 	if like != nil {
 		for k, v := range like.Labels {
 			labels[k] = v
@@ -276,18 +283,19 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 		for _, t := range sp.claims {
 			renamed[ClaimName(t.name, set.Name, from)] = ClaimName(t.name, set.Name, i)
 		}
+		spec = like.Spec // shared until written: only the claims' names change
 		for p, v := range like.Spec.All() {
 			if c, isStr := v.(string); isStr && strings.HasSuffix(p, ".persistentVolumeClaim.claimName") && renamed[c] != "" {
-				v = renamed[c]
+				spec.Set(p, renamed[c])
 			}
-			spec.Set(p, v)
 		}
 	} else {
+		vals := model.Values{} // built whole, then made Fields once
 		for p, v := range set.Spec.All() {
 			if t, ok := strings.CutPrefix(p, "template.spec."); ok {
-				spec.Set(t, v)
+				vals[t] = v
 			} else if p == "template.image" {
-				spec.Set("image", v)
+				vals["image"] = v
 			}
 			k, ok := mapKey(p, "template.labels")
 			if !ok {
@@ -300,19 +308,21 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 				labels[k] = v
 			}
 		}
-		if !spec.Has("image") && !spec.Has("containers[0].image") {
-			spec.Set("image", replicaset.DefaultImage)
+		_, image := vals["image"]
+		if _, container := vals["containers[0].image"]; !image && !container {
+			vals["image"] = replicaset.DefaultImage
 		}
 		volumes := 0
-		for p := range spec.All() {
+		for p := range vals {
 			if n, ok := listIndex(p, "volumes"); ok && n >= volumes {
 				volumes = n + 1
 			}
 		}
 		for j, t := range sp.claims {
-			spec.Set(fmt.Sprintf("volumes[%d].name", volumes+j), t.name)
-			spec.Set(fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", volumes+j), ClaimName(t.name, set.Name, i))
+			vals[fmt.Sprintf("volumes[%d].name", volumes+j)] = t.name
+			vals[fmt.Sprintf("volumes[%d].persistentVolumeClaim.claimName", volumes+j)] = ClaimName(t.name, set.Name, i)
 		}
+		spec = model.NewFields(vals)
 	}
 	for k, v := range sp.selector {
 		labels[k] = v
@@ -358,13 +368,9 @@ func newClaim(set *model.Object, sp setSpec, t claimTemplate, i int) *model.Obje
 	for k, v := range sp.selector {
 		labels[k] = v
 	}
-	spec := model.Fields{}
-	for k, v := range t.spec.All() {
-		spec.Set(k, v)
-	}
 	return &model.Object{
 		Kind: PVCKind, Namespace: set.Namespace, Name: ClaimName(t.name, set.Name, i),
-		Labels: labels, Spec: spec,
+		Labels: labels, Spec: t.spec, // Fields are values: the claim shares the template's until written
 	}
 }
 
