@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -69,6 +70,9 @@ type ExploreResult struct {
 	// (zero when stateless); Executions the runs made, pruned ones
 	// included.
 	States, Executions int
+	// Steps is the number of steps the executions took, a measure of the
+	// work done that, unlike time, does not depend on the machine.
+	Steps int
 	// FaultSpace is the number of distinct faults explored (kinds,
 	// targets and canonical parameters), StrikeTimes the times they
 	// struck at.
@@ -210,7 +214,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
 	for d := 1; d <= opts.Depth; d++ {
 		cx, err := e.depth(d, space, res.MaxFaults)
-		res.States, res.Executions = len(e.seen), e.executions
+		res.States, res.Executions, res.Steps = len(e.seen), e.executions, e.steps
 		if err != nil {
 			if errors.Is(err, errBudget) {
 				res.TimedOut = true
@@ -245,6 +249,7 @@ type explorer struct {
 	seen       map[uint64]seenState
 	times      map[model.Time]bool
 	executions int
+	steps      int
 	deadline   func() bool
 }
 
@@ -365,9 +370,13 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 				panic(v)
 			}
 			out, pruned, err = nil, true, nil
+			e.steps += ch.steps
 		}
 	}()
 	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
+	if out != nil {
+		e.steps += out.Cluster.Steps()
+	}
 	return out, false, err
 }
 
@@ -398,8 +407,9 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 	}, nil
 }
 
-// exploreChooser replays a prefix of choices, then chooses 0, recording
-// every choice and, up to the bound, how many values each decision had.
+// exploreChooser replays a prefix of choices, then makes each decision
+// within the bound take its first value not asleep, and every later one
+// 0, recording every choice and how many values each has left to explore.
 type exploreChooser struct {
 	e      *explorer
 	prefix []int
@@ -411,16 +421,21 @@ type exploreChooser struct {
 	// state key: the fault-free tree, which collects the strike times,
 	// prunes only against its own states, so that no time is missed.
 	faults int
-	// log is every choice made; ns[i] the number of values of decision i,
-	// for the decisions before the bound, and asleep[i] which of them are
-	// asleep (nil for none).
+	// log is every choice made; ns[i] the number of values decision i
+	// explores (1 for a decision past the bound, which takes 0), and
+	// asleep[i] which of them are asleep (nil for none).
 	log    []int
 	ns     []int
 	asleep [][]bool
+	// counted is the number of decisions made that count toward the
+	// bound.
+	counted int
 	// sleep is the sleep set: the enabled actions that need not run next,
 	// since a path starting with each, and otherwise the same, was
 	// explored.
 	sleep []model.Action
+	// steps is the number of steps taken at the last decision point.
+	steps int
 }
 
 // nextAwake returns the first value from v on of decision i that is not
@@ -434,38 +449,60 @@ func (x *exploreChooser) nextAwake(i, v int) int {
 	return -1
 }
 
-// Choose is a decision: replayed from the prefix, else 0.
-func (x *exploreChooser) Choose(n int, _ string) int {
+// decide makes the next decision among n values: the prefix's value while
+// it lasts, then, if explore, the first value not asleep, else 0. It
+// records the decision; one not explored has a single value. A decision
+// whose values are all asleep ends the run as pruned.
+func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
 	i := len(x.log)
 	v := 0
-	if i < len(x.prefix) {
+	switch {
+	case i < len(x.prefix):
 		v = x.prefix[i]
+	case explore:
+		for v < n && asleep != nil && asleep[v] {
+			v++
+		}
+		if v == n {
+			panic(errPruned{})
+		}
 	}
 	if v >= n {
 		v = 0 // cannot happen in a deterministic scenario; replay flags it
 	}
-	if i < x.bound {
-		x.ns = append(x.ns, n)
-		x.asleep = append(x.asleep, nil)
+	if !explore {
+		n, asleep = 1, nil
 	}
+	x.ns = append(x.ns, n)
+	x.asleep = append(x.asleep, asleep)
 	x.log = append(x.log, v)
 	return v
 }
 
-// step is the fault phase's step decision among n values: 0 settles a
-// busy cluster, the others run the enabled actions. At a point past the
-// replayed prefix and within the bound, it looks the state up first and
-// prunes one already explored with as many decisions left and no more
-// asleep; a new decision takes its first value not asleep, and a point
-// where every value is asleep is pruned too.
-func (x *exploreChooser) step(r *runner, n int, busy bool) int {
-	i := len(x.log)
-	if i <= x.bound && x.collect {
+// Choose is a decision of an actor or a controller (Cluster.Choose).
+func (x *exploreChooser) Choose(n int, _ string) int {
+	explore := x.counted < x.bound
+	x.counted++
+	return x.decide(n, explore, nil)
+}
+
+// chooseStep is the fault phase's step decision among n values: 0
+// settles a busy cluster, the others run the enabled actions. At a point
+// past the replayed prefix it looks the state up first, and prunes one
+// already explored with as many decisions left and no more asleep: within
+// the bound, its subtree was explored; past it, where every decision takes
+// 0, the one canonical completion from it was, and it did not fail (a
+// failure ends the exploration). Steps taken are part of the state key, so
+// a run never meets a state of its own again.
+func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
+	within := x.counted < x.bound
+	x.steps = r.c.Steps()
+	if x.counted <= x.bound && x.collect {
 		x.e.times[r.c.Now()] = true
 	}
-	if !x.e.stateless && i >= len(x.prefix) && i <= x.bound {
+	if !x.e.stateless && len(x.log) >= len(x.prefix) {
 		key := r.stateKey(x.faults)
-		left := x.bound - i
+		left := max(0, x.bound-x.counted)
 		if seen, ok := x.e.seen[key]; ok && seen.covers(left, x.sleep) {
 			panic(errPruned{})
 		}
@@ -480,54 +517,31 @@ func (x *exploreChooser) step(r *runner, n int, busy bool) int {
 		}
 		return r.acts[v], true
 	}
-	if n <= 1 {
-		if a, ok := action(0); ok {
-			x.after(r, a)
-		} else {
-			x.sleep = x.sleep[:0]
-		}
-		return 0
-	}
-	var asleep []bool
-	if x.e.sleep && i < x.bound && len(x.sleep) > 0 {
-		asleep = make([]bool, n)
-		for v := range asleep {
-			a, ok := action(v)
-			asleep[v] = ok && slices.Contains(x.sleep, a)
-		}
-	}
 	v := 0
-	switch {
-	case i < len(x.prefix):
-		v = x.prefix[i]
-	case i < x.bound:
-		for v < n && asleep != nil && asleep[v] {
-			v++
+	if n > 1 {
+		var asleep []bool
+		if x.e.sleep && within && len(x.sleep) > 0 {
+			asleep = make([]bool, n)
+			for v := range asleep {
+				a, ok := action(v)
+				asleep[v] = ok && slices.Contains(x.sleep, a)
+			}
 		}
-		if v == n {
-			panic(errPruned{})
+		x.counted++
+		v = x.decide(n, within, asleep)
+		if x.e.sleep && within {
+			// The values before v not asleep were explored before it.
+			for u := range v {
+				if b, ok := action(u); ok && (asleep == nil || !asleep[u]) && !slices.Contains(x.sleep, b) {
+					x.sleep = append(x.sleep, b)
+				}
+			}
 		}
 	}
-	if v >= n {
-		v = 0 // cannot happen in a deterministic scenario; replay flags it
-	}
-	if i < x.bound {
-		x.ns = append(x.ns, n)
-		x.asleep = append(x.asleep, asleep)
-	}
-	x.log = append(x.log, v)
 	a, ok := action(v)
 	if !ok {
 		x.sleep = x.sleep[:0]
 		return v
-	}
-	if x.e.sleep && i < x.bound {
-		// The values before v not asleep were explored before it.
-		for u := range v {
-			if b, ok := action(u); ok && (asleep == nil || !asleep[u]) && !slices.Contains(x.sleep, b) {
-				x.sleep = append(x.sleep, b)
-			}
-		}
 	}
 	x.after(r, a)
 	return v
@@ -551,10 +565,19 @@ func (x *exploreChooser) after(r *runner, a model.Action) {
 // class) and, when convergence time is judged, its marks; with the number
 // of faults in the schedule.
 func (r *runner) stateKey(faults int) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d|%d|%d|%d|%t|%d", r.c.Fingerprint(), r.c.Steps(), r.faultSteps, r.last, r.checksPromptness(), faults)
-	if r.sc.ConvergeWithin > 0 {
-		fmt.Fprintf(h, "|%d|%d", r.disturbedAt, r.settledAt)
+	var buf [8 * 8]byte
+	b := buf[:0]
+	for _, v := range []uint64{r.c.Fingerprint(), uint64(r.c.Steps()), uint64(r.faultSteps), uint64(r.last), uint64(faults)} {
+		b = binary.LittleEndian.AppendUint64(b, v)
 	}
+	if r.checksPromptness() {
+		b = append(b, 1)
+	}
+	if r.sc.ConvergeWithin > 0 {
+		b = binary.LittleEndian.AppendUint64(b, uint64(r.disturbedAt))
+		b = binary.LittleEndian.AppendUint64(b, uint64(r.settledAt))
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(b)
 	return h.Sum64()
 }

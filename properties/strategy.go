@@ -104,13 +104,14 @@ func (s Strategy) String() string {
 	}
 }
 
-// stepChooser is a chooser that picks the fault phase's next step from the
-// enabled actions themselves, not only from their number. It returns the
-// step in the runner's numbering (0 settles a busy cluster, as
-// Choose(n, "step") would) and records it, so that a ReplayChooser, which
-// knows nothing of strategies, replays it.
+// stepChooser is a chooser that picks the fault phase's next step from
+// the runner's state, not only from the number of choices: PCT from the
+// enabled actions, exploration from the state and its sleep set. It
+// returns the step in the runner's numbering among n (0 settles a busy
+// cluster, as Choose(n, "step") would) and records it, so that a
+// ReplayChooser, which knows nothing of strategies, replays it.
 type stepChooser interface {
-	chooseStep(acts []model.Action, busy bool) int
+	chooseStep(r *runner, n int, busy bool) int
 }
 
 // chooseStep picks the next step of the fault phase among n choices: the
@@ -119,10 +120,7 @@ func (r *runner) chooseStep(n int, busy bool) int {
 	r.gate.enter()
 	defer r.gate.leave()
 	if sc, ok := r.ch.(stepChooser); ok {
-		return sc.chooseStep(r.acts, busy)
-	}
-	if x, ok := r.ch.(*exploreChooser); ok {
-		return x.step(r, n, busy)
+		return sc.chooseStep(r, n, busy)
 	}
 	if n > 1 {
 		return r.ch.Choose(n, "step")
