@@ -49,7 +49,11 @@ type ExploreOptions struct {
 	// Progress, if set, is called after each depth is finished.
 	Progress func(ExploreResult)
 
-	_ struct{}
+	// faultPerTree explores each fault in trees of its own, as the
+	// explorer once did, not the faults of a class in one (explorer.depth):
+	// the reference the tests compare sharing with.
+	faultPerTree bool
+	_            struct{}
 }
 
 // ExploreResult is what Explore found.
@@ -200,7 +204,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, faultPerTree: opts.faultPerTree, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
@@ -240,9 +244,10 @@ var errBudget = errors.New("explore budget spent")
 
 // explorer is one exploration's state across depths and schedules.
 type explorer struct {
-	p         *Prepared
-	stateless bool
-	sleep     bool
+	p            *Prepared
+	faultPerTree bool
+	stateless    bool
+	sleep        bool
 	// seen maps a state key to how it was explored: every path from it
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
@@ -288,34 +293,63 @@ func (e *explorer) strikeTimes() []model.Time {
 }
 
 // depth explores every schedule at depth d: the fault-free tree first,
-// which also collects the strike times, then each schedule of up to
-// maxFaults faults of space at those times.
+// which also collects the strike times, then, for each choice of up to
+// maxFaults strike times, one tree per class of the faults striking then.
+//
+// Faults are decisions of these trees (docs/design.md, "Bounded
+// exhaustive exploration"): a tree's schedule holds, at each strike time,
+// a pendingFault, whose timer is set when every fault's would be and which
+// chooses, when it strikes, which fault of its class it is. Before it
+// strikes, a pending fault is a timer like any other, so the interleavings
+// before the strike are explored once for all the faults of a class
+// instead of once per fault; the class is fixed per tree because it
+// decides the run (the promptness check) even when no fault strikes. A
+// path of such a tree is a path of the ordinary schedule holding the
+// chosen fault, with the same choices but the fault's: the counterexample
+// is written so, and replayed so.
 func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterexample, error) {
 	if cx, err := e.tree(nil, d, true); cx != nil || err != nil {
 		return cx, err
 	}
-	var entries []faults.Timed
+	var classes [][]faults.Fault
+	for _, f := range space {
+		i := slices.IndexFunc(classes, func(fs []faults.Fault) bool { return classOf(fs[0]) == classOf(f) })
+		if i < 0 || e.faultPerTree {
+			classes = append(classes, nil)
+			i = len(classes) - 1
+		}
+		classes[i] = append(classes[i], f)
+	}
+	type slot struct {
+		at    model.Time
+		class []faults.Fault
+	}
+	var slots []slot
 	for _, t := range e.strikeTimes() {
-		for _, f := range space {
-			entries = append(entries, faults.Timed{At: t, Fault: f})
+		for _, fs := range classes {
+			slots = append(slots, slot{t, fs})
 		}
 	}
 	var cx *Counterexample
 	var err error
-	// Schedules of k faults are the k-subsets of the entries, in
+	// Schedules of k faults are the k-multisets of the slots, in
 	// lexicographic order of their indices.
-	var choose func(from int, sched faults.Schedule) bool
-	choose = func(from int, sched faults.Schedule) bool {
-		if len(sched) > 0 {
+	var choose func(from int, picked []slot) bool
+	choose = func(from int, picked []slot) bool {
+		if len(picked) > 0 {
+			var sched faults.Schedule
+			for _, s := range picked {
+				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{class: s.class}})
+			}
 			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
 				return true
 			}
 		}
-		if len(sched) == maxFaults {
+		if len(picked) == maxFaults {
 			return false
 		}
-		for i := from; i < len(entries); i++ {
-			if choose(i+1, append(slices.Clip(sched), entries[i])) {
+		for i := from; i < len(slots); i++ {
+			if choose(i, append(slices.Clip(picked), slots[i])) {
 				return true
 			}
 		}
@@ -323,6 +357,54 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	}
 	choose(0, nil)
 	return cx, err
+}
+
+// classOf is the class of a fault (faults.Class).
+func classOf(f faults.Fault) faults.Class { return faults.Schedule{{Fault: f}}.Class() }
+
+// faultLabel labels the choice of which fault a pendingFault is.
+const faultLabel = "explore: fault"
+
+// pendingFault is a fault of an explored schedule that chooses, when it
+// strikes, which of its class's faults it is (see explorer.depth).
+type pendingFault struct {
+	class []faults.Fault
+	// chosen is the index of the fault it struck as in this run, -1 until
+	// it strikes.
+	chosen int
+}
+
+// Kind is the kind of the class's first fault: the schedule's class, the
+// only thing the runner reads of a fault before it strikes, is the same
+// for every fault of the class.
+func (p *pendingFault) Kind() faults.Kind { return p.class[0].Kind() }
+
+// Apply chooses the fault and applies it.
+func (p *pendingFault) Apply(c *model.Cluster) error {
+	p.chosen = c.Choose(len(p.class), faultLabel)
+	return p.class[p.chosen].Apply(c)
+}
+
+// String names the fault, or its class: pending faults with different
+// names must differ, since a pending fault's timer enters the state
+// fingerprint by its name.
+func (p *pendingFault) String() string {
+	if len(p.class) == 1 {
+		return p.class[0].String()
+	}
+	return fmt.Sprintf("one of %d %s faults", len(p.class), classOf(p.class[0]))
+}
+
+// concrete returns the ordinary schedule of a run of sched, a schedule of
+// pending faults: each the fault it struck as, or, if it did not strike,
+// its class's first (which fault it is then decides nothing).
+func concrete(sched faults.Schedule) faults.Schedule {
+	out := make(faults.Schedule, 0, len(sched))
+	for _, t := range sched {
+		p := t.Fault.(*pendingFault)
+		out = append(out, faults.Timed{At: t.At, Fault: p.class[max(p.chosen, 0)]})
+	}
+	return out
 }
 
 // tree explores every choice vector of one schedule at depth d, depth
@@ -333,17 +415,20 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 		if e.deadline() {
 			return nil, errBudget
 		}
+		for _, t := range sched {
+			t.Fault.(*pendingFault).chosen = -1
+		}
 		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched)}
 		out, pruned, err := e.run(sched, ch)
 		if err != nil {
 			return nil, err
 		}
 		if !pruned && out.Failure != nil {
-			return e.counterexample(sched, ch.log, out, d)
+			return e.counterexample(concrete(sched), ch.ordinary(), out, d)
 		}
-		// Backtrack: the deepest decision before the bound (and before a
-		// pruned point, whose subtree is covered) with a value left that
-		// is not asleep.
+		// Backtrack: the deepest decision explored (one before the
+		// bound, or a fault's; and before a pruned point, whose subtree
+		// is covered) with a value left that is not asleep.
 		i, next := len(ch.ns)-1, -1
 		for ; i >= 0; i-- {
 			if next = ch.nextAwake(i, ch.log[i]+1); next >= 0 {
@@ -436,6 +521,21 @@ type exploreChooser struct {
 	sleep []model.Action
 	// steps is the number of steps taken at the last decision point.
 	steps int
+	// faultChoices are the indices in log of the choices of which fault
+	// a pendingFault is.
+	faultChoices []int
+}
+
+// ordinary returns the choices of the run as the ordinary schedule
+// holding the chosen faults makes them: without the faults' choices.
+func (x *exploreChooser) ordinary() []int {
+	var out []int
+	for i, v := range x.log {
+		if !slices.Contains(x.faultChoices, i) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // nextAwake returns the first value from v on of decision i that is not
@@ -479,8 +579,15 @@ func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
 	return v
 }
 
-// Choose is a decision of an actor or a controller (Cluster.Choose).
-func (x *exploreChooser) Choose(n int, _ string) int {
+// Choose is a decision of an actor or a controller (Cluster.Choose), or
+// which fault a pendingFault is: that one is explored whatever the bound,
+// and does not count toward it, since the ordinary schedule holding the
+// fault makes no such decision.
+func (x *exploreChooser) Choose(n int, label string) int {
+	if label == faultLabel {
+		x.faultChoices = append(x.faultChoices, len(x.log))
+		return x.decide(n, true, nil)
+	}
 	explore := x.counted < x.bound
 	x.counted++
 	return x.decide(n, explore, nil)
