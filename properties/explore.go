@@ -166,8 +166,8 @@ func Explore(sc Scenario, mix faults.Mix, opts ExploreOptions) (ExploreResult, e
 
 func (o ExploreOptions) validate() error {
 	var errs []error
-	if o.Depth < 1 || o.Depth > MaxExploreDepth {
-		errs = append(errs, fmt.Errorf("explore depth %d: must be in [1, %d]", o.Depth, MaxExploreDepth))
+	if err := checkExploreDepth("explore depth", o.Depth); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Faults < 0 || o.Faults > MaxExploreFaults {
 		errs = append(errs, fmt.Errorf("explore faults %d: must be in [0, %d] (0: %d)", o.Faults, MaxExploreFaults, DefaultExploreFaults))
@@ -176,6 +176,16 @@ func (o ExploreOptions) validate() error {
 		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))
 	}
 	return errors.Join(errs...)
+}
+
+// checkExploreDepth checks an exploration depth, the one range check of
+// ExploreOptions.Depth, Strategy.Depth for the exhaustive strategy and, through
+// ParseStrategy, fuzzrun's -depth; what names the value.
+func checkExploreDepth(what string, d int) error {
+	if d < 1 || d > MaxExploreDepth {
+		return fmt.Errorf("%s %d: must be in [1, %d]", what, d, MaxExploreDepth)
+	}
+	return nil
 }
 
 // Explore is Explore of the prepared scenario under its mix.

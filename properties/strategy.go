@@ -39,7 +39,8 @@ type Strategy struct {
 	// Name is StrategyRandom (also when empty) or StrategyPCT.
 	Name string
 	// Depth is PCT's bug depth d, the number of ordering constraints a bug
-	// needs. For n threads and k steps, PCT finds a bug of depth d with
+	// needs, or the exhaustive strategy's D, which it requires (see
+	// ExploreOptions.Depth). For n threads and k steps, PCT finds a bug of depth d with
 	// probability at least 1/(n·k^(d−1)) per run; here the sources of
 	// actions stand for threads and k is estimated from a dry run, so the
 	// bound is a guide, not a guarantee. Zero means DefaultPCTDepth; the
@@ -68,9 +69,7 @@ func (s Strategy) Validate() error {
 			return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
 		}
 	case StrategyExhaustive:
-		if s.Depth < 0 || s.Depth > MaxExploreDepth {
-			return fmt.Errorf("exhaustive depth %d: must be in [1, %d]", s.Depth, MaxExploreDepth)
-		}
+		return checkExploreDepth("exhaustive depth", s.Depth)
 	default:
 		return fmt.Errorf("unknown strategy %q (known: %s, %s, %s)", s.Name, StrategyRandom, StrategyPCT, StrategyExhaustive)
 	}
@@ -91,10 +90,8 @@ func (s Strategy) depth() int {
 // String renders "random", "pct", "pct depth 2" or "exhaustive depth 8".
 func (s Strategy) String() string {
 	switch {
-	case s.Name == StrategyExhaustive && s.Depth > 0:
-		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
 	case s.Name == StrategyExhaustive:
-		return StrategyExhaustive
+		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
 	case !s.PCT():
 		return StrategyRandom
 	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
