@@ -261,7 +261,11 @@ type explorer struct {
 	// seen maps a state key to how it was explored: every path from it
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
-	seen       map[uint64]seenState
+	seen map[uint64]seenState
+	// sleepSets holds the non-empty sleep sets seen states were explored
+	// with, which seenState refers to by index, so that the map, holding
+	// no pointers, costs the garbage collector nothing to scan.
+	sleepSets  [][]model.Action
 	times      map[model.Time]bool
 	executions int
 	steps      int
@@ -269,24 +273,40 @@ type explorer struct {
 }
 
 // seenState is how a state was explored: with left decisions left and
-// the actions of sleep asleep.
+// the actions of explorer.sleepSets[sleep-1] asleep (none when sleep is
+// 0).
 type seenState struct {
-	left  int
-	sleep []model.Action
+	left  int32
+	sleep uint32
 }
 
-// covers reports whether exploring a state with left decisions left and
-// sleep asleep would explore nothing that s did not.
-func (s seenState) covers(left int, sleep []model.Action) bool {
-	if s.left < left {
+// covers reports whether exploring a state that s was explored as, with
+// left decisions left and sleep asleep, would explore nothing that s did
+// not.
+func (e *explorer) covers(s seenState, left int, sleep []model.Action) bool {
+	if int(s.left) < left {
 		return false
 	}
-	for _, a := range s.sleep {
+	if s.sleep == 0 {
+		return true
+	}
+	for _, a := range e.sleepSets[s.sleep-1] {
 		if !slices.Contains(sleep, a) {
 			return false
 		}
 	}
 	return true
+}
+
+// record records that a state is explored with left decisions left and
+// sleep asleep.
+func (e *explorer) record(key uint64, left int, sleep []model.Action) {
+	s := seenState{left: int32(left)}
+	if len(sleep) > 0 {
+		e.sleepSets = append(e.sleepSets, slices.Clone(sleep))
+		s.sleep = uint32(len(e.sleepSets))
+	}
+	e.seen[key] = s
 }
 
 // strikeTimes returns the times seen at decision points within the
@@ -620,10 +640,10 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 	if !x.e.stateless && len(x.log) >= len(x.prefix) {
 		key := r.stateKey(x.faults)
 		left := max(0, x.bound-x.counted)
-		if seen, ok := x.e.seen[key]; ok && seen.covers(left, x.sleep) {
+		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, x.sleep) {
 			panic(errPruned{})
 		}
-		x.e.seen[key] = seenState{left: left, sleep: slices.Clone(x.sleep)}
+		x.e.record(key, left, x.sleep)
 	}
 	action := func(v int) (model.Action, bool) {
 		if busy {
