@@ -70,8 +70,8 @@ type ExploreResult struct {
 	// were.
 	Stateless bool
 	SleepSets bool
-	// States is the number of distinct states seen at decision points
-	// (zero when stateless); Executions the runs made, pruned ones
+	// States is the number of distinct states seen at decision points,
+	// those of completions past the bound included (zero when stateless); Executions the runs made, pruned ones
 	// included.
 	States, Executions int
 	// Steps is the number of steps the executions took, a measure of the
