@@ -63,7 +63,7 @@ func TestExhaustiveCLIBadValues(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-strategy", "exhaustive", "-depth", "0"}, "fuzzrun: -depth 0: must be in [1, 64]"},
+		{[]string{"-strategy", "exhaustive", "-depth", "0"}, "fuzzrun: -depth: exhaustive depth 0: must be in [1, 64]"},
 		{[]string{"-strategy", "exhaustive", "-max-faults", "9"}, "fuzzrun: -max-faults 9: must be in [0, 4]"},
 		{[]string{"-strategy", "exhaustive", "-runs", "3"}, "it takes no -runs"},
 	} {

@@ -139,14 +139,15 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, errors.New("-pct-depth applies to -strategy pct; -strategy exhaustive takes -depth")
 	case !exhaustive && (set["depth"] || set["max-faults"]):
 		return nil, fmt.Errorf("-depth and -max-faults apply to -strategy %s", properties.StrategyExhaustive)
-	case exhaustive && (explore < 1 || explore > properties.MaxExploreDepth):
-		return nil, fmt.Errorf("-depth %d: must be in [1, %d]", explore, properties.MaxExploreDepth)
 	case exhaustive && (opts.exploreFaults < 0 || opts.exploreFaults > properties.MaxExploreFaults):
 		return nil, fmt.Errorf("-max-faults %d: must be in [0, %d]", opts.exploreFaults, properties.MaxExploreFaults)
 	case exhaustive:
 		depth = explore
 	}
 	if opts.strategy, err = properties.ParseStrategy(strategy, depth); err != nil {
+		if exhaustive {
+			return nil, fmt.Errorf("-depth: %w", err)
+		}
 		return nil, fmt.Errorf("-strategy: %w", err)
 	}
 	maxWorkers := MaxWorkers

@@ -70,6 +70,10 @@ type actorState struct {
 // single-threaded and is driven one step at a time by its caller: Enabled
 // lists what may happen next, Do makes one of those happen.
 type Cluster struct {
+	// fpCache keeps the hashes Fingerprint computed of immutable parts of
+	// the state (see fingerprintCache); nil until the first Fingerprint.
+	fpCache *fingerprintCache
+
 	cfg       Config
 	log       *zap.Logger
 	debug     bool

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
@@ -37,8 +36,10 @@ type Fingerprinter interface {
 // them hash differently, which loses merges but never merges states that
 // differ.
 func (c *Cluster) Fingerprint() uint64 {
-	h := fnv.New64a()
-	f := &fp{h: h}
+	if c.fpCache == nil {
+		c.fpCache = &fingerprintCache{objects: map[*Object]uint64{}}
+	}
+	f := &fp{v: fnvOffset, cache: c.fpCache}
 	f.int(int64(c.clock.Now()))
 	f.bool(c.actorsStopped)
 	f.bool(c.resyncHeld)
@@ -59,10 +60,7 @@ func (c *Cluster) Fingerprint() uint64 {
 			return true
 		})
 	}
-	f.int(int64(len(s.history)))
-	for _, e := range s.history {
-		f.event(e)
-	}
+	f.history(s.history)
 	f.int(int64(len(s.gcQueue)))
 	for _, r := range s.gcQueue {
 		f.str(r.String())
@@ -103,7 +101,7 @@ func (c *Cluster) Fingerprint() uint64 {
 		f.bool(r.Persistent)
 		f.bool(r.active)
 	}
-	return h.Sum64()
+	return f.v
 }
 
 // Unfingerprinted returns the controllers and actors whose memory
@@ -128,14 +126,89 @@ func (c *Cluster) Unfingerprinted() []string {
 }
 
 // fp writes the parts of a state to a hash, each unambiguously delimited.
+// It is 64-bit FNV-1a, written out so that hashing allocates nothing.
 type fp struct {
-	h   hash.Hash64
-	buf [8]byte
+	v     uint64
+	cache *fingerprintCache
 }
 
+// fingerprintCache keeps, for one cluster, what Fingerprint hashed of the
+// parts of its state that never change once made, so that a state is
+// hashed in time proportional to what changed, not to its history:
+//   - objects: the server never changes a stored object in place (a write
+//     stores a new one, which its event carries) and user code that
+//     changes a lent one fails the run as a cache mutation, so an object's
+//     hash is kept by its address;
+//   - the server's history only grows at its end, or is compacted by
+//     dropping its start: the hash of the events up to the last one hashed
+//     is kept, and extended while the history still starts with the same
+//     event.
+//
+// TestFingerprintCacheAgrees checks the cached hash against a fresh one
+// at every step of random runs.
+type fingerprintCache struct {
+	objects map[*Object]uint64
+	// first is the object of the history's first event when it was last
+	// hashed, n how many events were hashed, hist their hash.
+	first *Object
+	n     int
+	hist  uint64
+}
+
+// history writes the server's history: its length and the hash of its
+// events, extended from the kept one when the history is the one last
+// hashed with events appended.
+func (f *fp) history(events []Event) {
+	f.int(int64(len(events)))
+	c := f.cache
+	if len(events) == 0 {
+		f.uint(0)
+		return
+	}
+	if c.first != events[0].Object || c.n > len(events) {
+		c.first, c.n, c.hist = events[0].Object, 0, fnvOffset
+	}
+	ev := fp{v: c.hist, cache: f.cache}
+	for _, e := range events[c.n:] {
+		ev.event(e)
+	}
+	c.hist = ev.v
+	c.n = len(events)
+	f.uint(c.hist)
+}
+
+// FNV-1a's 64-bit offset basis and prime.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// runningHash is 64-bit FNV-1a resumed from a saved value: the hash a
+// Fingerprinter writes to.
+type runningHash struct{ v uint64 }
+
+func (r *runningHash) Write(p []byte) (int, error) {
+	for _, b := range p {
+		r.v ^= uint64(b)
+		r.v *= fnvPrime
+	}
+	return len(p), nil
+}
+
+func (r *runningHash) Sum(b []byte) []byte {
+	return binary.BigEndian.AppendUint64(b, r.v)
+}
+func (r *runningHash) Reset()         { r.v = fnvOffset }
+func (r *runningHash) Size() int      { return 8 }
+func (r *runningHash) BlockSize() int { return 1 }
+func (r *runningHash) Sum64() uint64  { return r.v }
+
 func (f *fp) uint(v uint64) {
-	binary.LittleEndian.PutUint64(f.buf[:], v)
-	_, _ = f.h.Write(f.buf[:])
+	for range 8 {
+		f.v ^= v & 0xff
+		f.v *= fnvPrime
+		v >>= 8
+	}
 }
 
 func (f *fp) int(v int64) { f.uint(uint64(v)) }
@@ -150,7 +223,10 @@ func (f *fp) bool(v bool) {
 
 func (f *fp) str(s string) {
 	f.uint(uint64(len(s)))
-	_, _ = f.h.Write([]byte(s))
+	for i := range len(s) {
+		f.v ^= uint64(s[i])
+		f.v *= fnvPrime
+	}
 }
 
 // value writes a field value: the types Fields hold, anything else by
@@ -195,6 +271,22 @@ func (f *fp) object(o *Object) {
 		f.uint(math.MaxUint64)
 		return
 	}
+	if f.cache == nil {
+		f.objectFields(o)
+		return
+	}
+	h, ok := f.cache.objects[o]
+	if !ok {
+		of := fp{v: fnvOffset}
+		of.objectFields(o)
+		h = of.v
+		f.cache.objects[o] = h
+	}
+	f.uint(h)
+}
+
+// objectFields writes every part of an object a reader can see.
+func (f *fp) objectFields(o *Object) {
 	f.str(o.Kind)
 	f.str(o.Namespace)
 	f.str(o.Name)
@@ -247,7 +339,9 @@ func (f *fp) event(e Event) {
 func (f *fp) hook(v any) {
 	if m, ok := v.(Fingerprinter); ok {
 		f.bool(true)
-		m.Fingerprint(f.h)
+		h := &runningHash{v: f.v}
+		m.Fingerprint(h)
+		f.v = h.v
 	} else {
 		f.bool(false)
 	}

@@ -114,3 +114,23 @@ func TestFingerprintSeesHookedMemoryOnly(t *testing.T) {
 	assert.Equal(t, plain[0].Fingerprint(), plain[1].Fingerprint(), "memory without the hook is invisible")
 	assert.Equal(t, []string{"app"}, plain[0].Unfingerprinted())
 }
+
+// TestFingerprintCacheFollowsCompaction: the history hash kept between
+// fingerprints is recomputed when compaction drops the history's start,
+// so the cached fingerprint stays the fresh one through compactions.
+func TestFingerprintCacheFollowsCompaction(t *testing.T) {
+	c := NewCluster(Config{HistoryWindow: 2})
+	require.NoError(t, c.AddController(Controller{
+		Name:          "app",
+		For:           "App",
+		NewReconciler: func(Client) Reconciler { return &hookedCounter{} },
+	}))
+	require.NoError(t, c.Start())
+	compacted := false
+	for i := range 12 {
+		require.NoError(t, c.Apply(&Object{Kind: "App", Namespace: "default", Name: fmt.Sprintf("web-%d", i), Spec: NewFields(Values{"n": int64(i)})}))
+		compacted = compacted || c.server.compactedRV > 0
+		require.Equal(t, FreshFingerprint(c), c.Fingerprint(), "after write %d", i)
+	}
+	assert.True(t, compacted, "the history was compacted")
+}

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -48,7 +49,11 @@ type ExploreOptions struct {
 	// Progress, if set, is called after each depth is finished.
 	Progress func(ExploreResult)
 
-	_ struct{}
+	// faultPerTree explores each fault in trees of its own, as the
+	// explorer once did, not the faults of a class in one (explorer.depth):
+	// the reference the tests compare sharing with.
+	faultPerTree bool
+	_            struct{}
 }
 
 // ExploreResult is what Explore found.
@@ -65,10 +70,13 @@ type ExploreResult struct {
 	// were.
 	Stateless bool
 	SleepSets bool
-	// States is the number of distinct states seen at decision points
-	// (zero when stateless); Executions the runs made, pruned ones
+	// States is the number of distinct states seen at decision points,
+	// those of completions past the bound included (zero when stateless); Executions the runs made, pruned ones
 	// included.
 	States, Executions int
+	// Steps is the number of steps the executions took, a measure of the
+	// work done that, unlike time, does not depend on the machine.
+	Steps int
 	// FaultSpace is the number of distinct faults explored (kinds,
 	// targets and canonical parameters), StrikeTimes the times they
 	// struck at.
@@ -158,8 +166,8 @@ func Explore(sc Scenario, mix faults.Mix, opts ExploreOptions) (ExploreResult, e
 
 func (o ExploreOptions) validate() error {
 	var errs []error
-	if o.Depth < 1 || o.Depth > MaxExploreDepth {
-		errs = append(errs, fmt.Errorf("explore depth %d: must be in [1, %d]", o.Depth, MaxExploreDepth))
+	if err := checkExploreDepth("explore depth", o.Depth); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Faults < 0 || o.Faults > MaxExploreFaults {
 		errs = append(errs, fmt.Errorf("explore faults %d: must be in [0, %d] (0: %d)", o.Faults, MaxExploreFaults, DefaultExploreFaults))
@@ -168,6 +176,16 @@ func (o ExploreOptions) validate() error {
 		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))
 	}
 	return errors.Join(errs...)
+}
+
+// checkExploreDepth checks an exploration depth, the one range check of
+// ExploreOptions.Depth, Strategy.Depth for the exhaustive strategy and, through
+// ParseStrategy, fuzzrun's -depth; what names the value.
+func checkExploreDepth(what string, d int) error {
+	if d < 1 || d > MaxExploreDepth {
+		return fmt.Errorf("%s %d: must be in [1, %d]", what, d, MaxExploreDepth)
+	}
+	return nil
 }
 
 // Explore is Explore of the prepared scenario under its mix.
@@ -196,7 +214,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, faultPerTree: opts.faultPerTree, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
@@ -210,7 +228,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
 	for d := 1; d <= opts.Depth; d++ {
 		cx, err := e.depth(d, space, res.MaxFaults)
-		res.States, res.Executions = len(e.seen), e.executions
+		res.States, res.Executions, res.Steps = len(e.seen), e.executions, e.steps
 		if err != nil {
 			if errors.Is(err, errBudget) {
 				res.TimedOut = true
@@ -236,37 +254,59 @@ var errBudget = errors.New("explore budget spent")
 
 // explorer is one exploration's state across depths and schedules.
 type explorer struct {
-	p         *Prepared
-	stateless bool
-	sleep     bool
+	p            *Prepared
+	faultPerTree bool
+	stateless    bool
+	sleep        bool
 	// seen maps a state key to how it was explored: every path from it
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
-	seen       map[uint64]seenState
+	seen map[uint64]seenState
+	// sleepSets holds the non-empty sleep sets seen states were explored
+	// with, which seenState refers to by index, so that the map, holding
+	// no pointers, costs the garbage collector nothing to scan.
+	sleepSets  [][]model.Action
 	times      map[model.Time]bool
 	executions int
+	steps      int
 	deadline   func() bool
 }
 
 // seenState is how a state was explored: with left decisions left and
-// the actions of sleep asleep.
+// the actions of explorer.sleepSets[sleep-1] asleep (none when sleep is
+// 0).
 type seenState struct {
-	left  int
-	sleep []model.Action
+	left  int32
+	sleep uint32
 }
 
-// covers reports whether exploring a state with left decisions left and
-// sleep asleep would explore nothing that s did not.
-func (s seenState) covers(left int, sleep []model.Action) bool {
-	if s.left < left {
+// covers reports whether exploring a state that s was explored as, with
+// left decisions left and sleep asleep, would explore nothing that s did
+// not.
+func (e *explorer) covers(s seenState, left int, sleep []model.Action) bool {
+	if int(s.left) < left {
 		return false
 	}
-	for _, a := range s.sleep {
+	if s.sleep == 0 {
+		return true
+	}
+	for _, a := range e.sleepSets[s.sleep-1] {
 		if !slices.Contains(sleep, a) {
 			return false
 		}
 	}
 	return true
+}
+
+// record records that a state is explored with left decisions left and
+// sleep asleep.
+func (e *explorer) record(key uint64, left int, sleep []model.Action) {
+	s := seenState{left: int32(left)}
+	if len(sleep) > 0 {
+		e.sleepSets = append(e.sleepSets, slices.Clone(sleep))
+		s.sleep = uint32(len(e.sleepSets))
+	}
+	e.seen[key] = s
 }
 
 // strikeTimes returns the times seen at decision points within the
@@ -283,34 +323,63 @@ func (e *explorer) strikeTimes() []model.Time {
 }
 
 // depth explores every schedule at depth d: the fault-free tree first,
-// which also collects the strike times, then each schedule of up to
-// maxFaults faults of space at those times.
+// which also collects the strike times, then, for each choice of up to
+// maxFaults strike times, one tree per class of the faults striking then.
+//
+// Faults are decisions of these trees (docs/design.md, "Bounded
+// exhaustive exploration"): a tree's schedule holds, at each strike time,
+// a pendingFault, whose timer is set when every fault's would be and which
+// chooses, when it strikes, which fault of its class it is. Before it
+// strikes, a pending fault is a timer like any other, so the interleavings
+// before the strike are explored once for all the faults of a class
+// instead of once per fault; the class is fixed per tree because it
+// decides the run (the promptness check) even when no fault strikes. A
+// path of such a tree is a path of the ordinary schedule holding the
+// chosen fault, with the same choices but the fault's: the counterexample
+// is written so, and replayed so.
 func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterexample, error) {
 	if cx, err := e.tree(nil, d, true); cx != nil || err != nil {
 		return cx, err
 	}
-	var entries []faults.Timed
+	var classes [][]faults.Fault
+	for _, f := range space {
+		i := slices.IndexFunc(classes, func(fs []faults.Fault) bool { return classOf(fs[0]) == classOf(f) })
+		if i < 0 || e.faultPerTree {
+			classes = append(classes, nil)
+			i = len(classes) - 1
+		}
+		classes[i] = append(classes[i], f)
+	}
+	type slot struct {
+		at    model.Time
+		class []faults.Fault
+	}
+	var slots []slot
 	for _, t := range e.strikeTimes() {
-		for _, f := range space {
-			entries = append(entries, faults.Timed{At: t, Fault: f})
+		for _, fs := range classes {
+			slots = append(slots, slot{t, fs})
 		}
 	}
 	var cx *Counterexample
 	var err error
-	// Schedules of k faults are the k-subsets of the entries, in
+	// Schedules of k faults are the k-multisets of the slots, in
 	// lexicographic order of their indices.
-	var choose func(from int, sched faults.Schedule) bool
-	choose = func(from int, sched faults.Schedule) bool {
-		if len(sched) > 0 {
+	var choose func(from int, picked []slot) bool
+	choose = func(from int, picked []slot) bool {
+		if len(picked) > 0 {
+			var sched faults.Schedule
+			for _, s := range picked {
+				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{class: s.class}})
+			}
 			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
 				return true
 			}
 		}
-		if len(sched) == maxFaults {
+		if len(picked) == maxFaults {
 			return false
 		}
-		for i := from; i < len(entries); i++ {
-			if choose(i+1, append(slices.Clip(sched), entries[i])) {
+		for i := from; i < len(slots); i++ {
+			if choose(i, append(slices.Clip(picked), slots[i])) {
 				return true
 			}
 		}
@@ -318,6 +387,54 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	}
 	choose(0, nil)
 	return cx, err
+}
+
+// classOf is the class of a fault (faults.Class).
+func classOf(f faults.Fault) faults.Class { return faults.Schedule{{Fault: f}}.Class() }
+
+// faultLabel labels the choice of which fault a pendingFault is.
+const faultLabel = "explore: fault"
+
+// pendingFault is a fault of an explored schedule that chooses, when it
+// strikes, which of its class's faults it is (see explorer.depth).
+type pendingFault struct {
+	class []faults.Fault
+	// chosen is the index of the fault it struck as in this run, -1 until
+	// it strikes.
+	chosen int
+}
+
+// Kind is the kind of the class's first fault: the schedule's class, the
+// only thing the runner reads of a fault before it strikes, is the same
+// for every fault of the class.
+func (p *pendingFault) Kind() faults.Kind { return p.class[0].Kind() }
+
+// Apply chooses the fault and applies it.
+func (p *pendingFault) Apply(c *model.Cluster) error {
+	p.chosen = c.Choose(len(p.class), faultLabel)
+	return p.class[p.chosen].Apply(c)
+}
+
+// String names the fault, or its class: pending faults with different
+// names must differ, since a pending fault's timer enters the state
+// fingerprint by its name.
+func (p *pendingFault) String() string {
+	if len(p.class) == 1 {
+		return p.class[0].String()
+	}
+	return fmt.Sprintf("one of %d %s faults", len(p.class), classOf(p.class[0]))
+}
+
+// concrete returns the ordinary schedule of a run of sched, a schedule of
+// pending faults: each the fault it struck as, or, if it did not strike,
+// its class's first (which fault it is then decides nothing).
+func concrete(sched faults.Schedule) faults.Schedule {
+	out := make(faults.Schedule, 0, len(sched))
+	for _, t := range sched {
+		p := t.Fault.(*pendingFault)
+		out = append(out, faults.Timed{At: t.At, Fault: p.class[max(p.chosen, 0)]})
+	}
+	return out
 }
 
 // tree explores every choice vector of one schedule at depth d, depth
@@ -328,17 +445,20 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 		if e.deadline() {
 			return nil, errBudget
 		}
+		for _, t := range sched {
+			t.Fault.(*pendingFault).chosen = -1
+		}
 		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched)}
 		out, pruned, err := e.run(sched, ch)
 		if err != nil {
 			return nil, err
 		}
 		if !pruned && out.Failure != nil {
-			return e.counterexample(sched, ch.log, out, d)
+			return e.counterexample(concrete(sched), ch.ordinary(), out, d)
 		}
-		// Backtrack: the deepest decision before the bound (and before a
-		// pruned point, whose subtree is covered) with a value left that
-		// is not asleep.
+		// Backtrack: the deepest decision explored (one before the
+		// bound, or a fault's; and before a pruned point, whose subtree
+		// is covered) with a value left that is not asleep.
 		i, next := len(ch.ns)-1, -1
 		for ; i >= 0; i-- {
 			if next = ch.nextAwake(i, ch.log[i]+1); next >= 0 {
@@ -365,9 +485,13 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 				panic(v)
 			}
 			out, pruned, err = nil, true, nil
+			e.steps += ch.steps
 		}
 	}()
 	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
+	if out != nil {
+		e.steps += out.Cluster.Steps()
+	}
 	return out, false, err
 }
 
@@ -398,8 +522,9 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 	}, nil
 }
 
-// exploreChooser replays a prefix of choices, then chooses 0, recording
-// every choice and, up to the bound, how many values each decision had.
+// exploreChooser replays a prefix of choices, then makes each decision
+// within the bound take its first value not asleep, and every later one
+// 0, recording every choice and how many values each has left to explore.
 type exploreChooser struct {
 	e      *explorer
 	prefix []int
@@ -411,16 +536,36 @@ type exploreChooser struct {
 	// state key: the fault-free tree, which collects the strike times,
 	// prunes only against its own states, so that no time is missed.
 	faults int
-	// log is every choice made; ns[i] the number of values of decision i,
-	// for the decisions before the bound, and asleep[i] which of them are
-	// asleep (nil for none).
+	// log is every choice made; ns[i] the number of values decision i
+	// explores (1 for a decision past the bound, which takes 0), and
+	// asleep[i] which of them are asleep (nil for none).
 	log    []int
 	ns     []int
 	asleep [][]bool
+	// counted is the number of decisions made that count toward the
+	// bound.
+	counted int
 	// sleep is the sleep set: the enabled actions that need not run next,
 	// since a path starting with each, and otherwise the same, was
 	// explored.
 	sleep []model.Action
+	// steps is the number of steps taken at the last decision point.
+	steps int
+	// faultChoices are the indices in log of the choices of which fault
+	// a pendingFault is.
+	faultChoices []int
+}
+
+// ordinary returns the choices of the run as the ordinary schedule
+// holding the chosen faults makes them: without the faults' choices.
+func (x *exploreChooser) ordinary() []int {
+	var out []int
+	for i, v := range x.log {
+		if !slices.Contains(x.faultChoices, i) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // nextAwake returns the first value from v on of decision i that is not
@@ -434,73 +579,17 @@ func (x *exploreChooser) nextAwake(i, v int) int {
 	return -1
 }
 
-// Choose is a decision: replayed from the prefix, else 0.
-func (x *exploreChooser) Choose(n int, _ string) int {
+// decide makes the next decision among n values: the prefix's value while
+// it lasts, then, if explore, the first value not asleep, else 0. It
+// records the decision; one not explored has a single value. A decision
+// whose values are all asleep ends the run as pruned.
+func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
 	i := len(x.log)
-	v := 0
-	if i < len(x.prefix) {
-		v = x.prefix[i]
-	}
-	if v >= n {
-		v = 0 // cannot happen in a deterministic scenario; replay flags it
-	}
-	if i < x.bound {
-		x.ns = append(x.ns, n)
-		x.asleep = append(x.asleep, nil)
-	}
-	x.log = append(x.log, v)
-	return v
-}
-
-// step is the fault phase's step decision among n values: 0 settles a
-// busy cluster, the others run the enabled actions. At a point past the
-// replayed prefix and within the bound, it looks the state up first and
-// prunes one already explored with as many decisions left and no more
-// asleep; a new decision takes its first value not asleep, and a point
-// where every value is asleep is pruned too.
-func (x *exploreChooser) step(r *runner, n int, busy bool) int {
-	i := len(x.log)
-	if i <= x.bound && x.collect {
-		x.e.times[r.c.Now()] = true
-	}
-	if !x.e.stateless && i >= len(x.prefix) && i <= x.bound {
-		key := r.stateKey(x.faults)
-		left := x.bound - i
-		if seen, ok := x.e.seen[key]; ok && seen.covers(left, x.sleep) {
-			panic(errPruned{})
-		}
-		x.e.seen[key] = seenState{left: left, sleep: slices.Clone(x.sleep)}
-	}
-	action := func(v int) (model.Action, bool) {
-		if busy {
-			if v == 0 {
-				return model.Action{}, false // settle
-			}
-			v--
-		}
-		return r.acts[v], true
-	}
-	if n <= 1 {
-		if a, ok := action(0); ok {
-			x.after(r, a)
-		} else {
-			x.sleep = x.sleep[:0]
-		}
-		return 0
-	}
-	var asleep []bool
-	if x.e.sleep && i < x.bound && len(x.sleep) > 0 {
-		asleep = make([]bool, n)
-		for v := range asleep {
-			a, ok := action(v)
-			asleep[v] = ok && slices.Contains(x.sleep, a)
-		}
-	}
 	v := 0
 	switch {
 	case i < len(x.prefix):
 		v = x.prefix[i]
-	case i < x.bound:
+	case explore:
 		for v < n && asleep != nil && asleep[v] {
 			v++
 		}
@@ -511,23 +600,85 @@ func (x *exploreChooser) step(r *runner, n int, busy bool) int {
 	if v >= n {
 		v = 0 // cannot happen in a deterministic scenario; replay flags it
 	}
-	if i < x.bound {
-		x.ns = append(x.ns, n)
-		x.asleep = append(x.asleep, asleep)
+	if !explore {
+		n, asleep = 1, nil
 	}
+	x.ns = append(x.ns, n)
+	x.asleep = append(x.asleep, asleep)
 	x.log = append(x.log, v)
+	return v
+}
+
+// Choose is a decision of an actor or a controller (Cluster.Choose), or
+// which fault a pendingFault is: that one is explored whatever the bound,
+// and does not count toward it, since the ordinary schedule holding the
+// fault makes no such decision.
+func (x *exploreChooser) Choose(n int, label string) int {
+	if label == faultLabel {
+		x.faultChoices = append(x.faultChoices, len(x.log))
+		return x.decide(n, true, nil)
+	}
+	explore := x.counted < x.bound
+	x.counted++
+	return x.decide(n, explore, nil)
+}
+
+// chooseStep is the fault phase's step decision among n values: 0
+// settles a busy cluster, the others run the enabled actions. At a point
+// past the replayed prefix it looks the state up first, and prunes one
+// already explored with as many decisions left and no more asleep: within
+// the bound, its subtree was explored; past it, where every decision takes
+// 0, the one canonical completion from it was, and it did not fail (a
+// failure ends the exploration). Steps taken are part of the state key, so
+// a run never meets a state of its own again.
+func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
+	within := x.counted < x.bound
+	x.steps = r.c.Steps()
+	if x.counted <= x.bound && x.collect {
+		x.e.times[r.c.Now()] = true
+	}
+	if !x.e.stateless && len(x.log) >= len(x.prefix) {
+		key := r.stateKey(x.faults)
+		left := max(0, x.bound-x.counted)
+		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, x.sleep) {
+			panic(errPruned{})
+		}
+		x.e.record(key, left, x.sleep)
+	}
+	action := func(v int) (model.Action, bool) {
+		if busy {
+			if v == 0 {
+				return model.Action{}, false // settle
+			}
+			v--
+		}
+		return r.acts[v], true
+	}
+	v := 0
+	if n > 1 {
+		var asleep []bool
+		if x.e.sleep && within && len(x.sleep) > 0 {
+			asleep = make([]bool, n)
+			for v := range asleep {
+				a, ok := action(v)
+				asleep[v] = ok && slices.Contains(x.sleep, a)
+			}
+		}
+		x.counted++
+		v = x.decide(n, within, asleep)
+		if x.e.sleep && within {
+			// The values before v not asleep were explored before it.
+			for u := range v {
+				if b, ok := action(u); ok && (asleep == nil || !asleep[u]) && !slices.Contains(x.sleep, b) {
+					x.sleep = append(x.sleep, b)
+				}
+			}
+		}
+	}
 	a, ok := action(v)
 	if !ok {
 		x.sleep = x.sleep[:0]
 		return v
-	}
-	if x.e.sleep && i < x.bound {
-		// The values before v not asleep were explored before it.
-		for u := range v {
-			if b, ok := action(u); ok && (asleep == nil || !asleep[u]) && !slices.Contains(x.sleep, b) {
-				x.sleep = append(x.sleep, b)
-			}
-		}
 	}
 	x.after(r, a)
 	return v
@@ -551,10 +702,19 @@ func (x *exploreChooser) after(r *runner, a model.Action) {
 // class) and, when convergence time is judged, its marks; with the number
 // of faults in the schedule.
 func (r *runner) stateKey(faults int) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d|%d|%d|%d|%t|%d", r.c.Fingerprint(), r.c.Steps(), r.faultSteps, r.last, r.checksPromptness(), faults)
-	if r.sc.ConvergeWithin > 0 {
-		fmt.Fprintf(h, "|%d|%d", r.disturbedAt, r.settledAt)
+	var buf [8 * 8]byte
+	b := buf[:0]
+	for _, v := range []uint64{r.c.Fingerprint(), uint64(r.c.Steps()), uint64(r.faultSteps), uint64(r.last), uint64(faults)} {
+		b = binary.LittleEndian.AppendUint64(b, v)
 	}
+	if r.checksPromptness() {
+		b = append(b, 1)
+	}
+	if r.sc.ConvergeWithin > 0 {
+		b = binary.LittleEndian.AppendUint64(b, uint64(r.disturbedAt))
+		b = binary.LittleEndian.AppendUint64(b, uint64(r.settledAt))
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(b)
 	return h.Sum64()
 }

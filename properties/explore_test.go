@@ -78,9 +78,11 @@ func TestExploreConvergingRowsReportNothing(t *testing.T) {
 	}
 }
 
-// TestExploreCachingAgrees: with and without state caching and sleep
-// sets, exploration gives the same verdict at the same minimal depth, and
-// each reduction runs no more executions than plain re-execution.
+// TestExploreCachingAgrees: with and without state caching (which prunes
+// within the bound and, past it, completions from states already
+// completed) and sleep sets, exploration gives the same verdict at the
+// same minimal depth, and each reduction runs no more executions than
+// plain re-execution.
 func TestExploreCachingAgrees(t *testing.T) {
 	for _, row := range []struct {
 		scenario string
@@ -93,6 +95,7 @@ func TestExploreCachingAgrees(t *testing.T) {
 		{"replicaset-level", dropOnly, 4},
 		{"replicaset-stale", faults.Mix{faults.KindStale}, 3},
 		{"replicaset-expectations", faults.Mix{faults.KindAPIError}, 4},
+		{"replicaset-expectations", faults.Mix{faults.KindTimeTravel}, 3},
 	} {
 		sc := catalogScenario(t, row.scenario)
 		name := row.scenario + " " + row.mix.String()

@@ -94,7 +94,8 @@ func newPCTChooser(t *rapid.T, rc *rapidChooser, l pctLayout, depth int) *pctCho
 	}
 }
 
-func (p *pctChooser) chooseStep(acts []model.Action, busy bool) int {
+func (p *pctChooser) chooseStep(r *runner, _ int, busy bool) int {
+	acts := r.acts
 	best := 0
 	for i := range acts {
 		if p.prio[p.layout.Of(acts[i])] > p.prio[p.layout.Of(acts[best])] {

@@ -39,7 +39,8 @@ type Strategy struct {
 	// Name is StrategyRandom (also when empty) or StrategyPCT.
 	Name string
 	// Depth is PCT's bug depth d, the number of ordering constraints a bug
-	// needs. For n threads and k steps, PCT finds a bug of depth d with
+	// needs, or the exhaustive strategy's D, which it requires (see
+	// ExploreOptions.Depth). For n threads and k steps, PCT finds a bug of depth d with
 	// probability at least 1/(n·k^(d−1)) per run; here the sources of
 	// actions stand for threads and k is estimated from a dry run, so the
 	// bound is a guide, not a guarantee. Zero means DefaultPCTDepth; the
@@ -68,9 +69,7 @@ func (s Strategy) Validate() error {
 			return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
 		}
 	case StrategyExhaustive:
-		if s.Depth < 0 || s.Depth > MaxExploreDepth {
-			return fmt.Errorf("exhaustive depth %d: must be in [1, %d]", s.Depth, MaxExploreDepth)
-		}
+		return checkExploreDepth("exhaustive depth", s.Depth)
 	default:
 		return fmt.Errorf("unknown strategy %q (known: %s, %s, %s)", s.Name, StrategyRandom, StrategyPCT, StrategyExhaustive)
 	}
@@ -91,10 +90,8 @@ func (s Strategy) depth() int {
 // String renders "random", "pct", "pct depth 2" or "exhaustive depth 8".
 func (s Strategy) String() string {
 	switch {
-	case s.Name == StrategyExhaustive && s.Depth > 0:
-		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
 	case s.Name == StrategyExhaustive:
-		return StrategyExhaustive
+		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
 	case !s.PCT():
 		return StrategyRandom
 	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
@@ -104,13 +101,14 @@ func (s Strategy) String() string {
 	}
 }
 
-// stepChooser is a chooser that picks the fault phase's next step from the
-// enabled actions themselves, not only from their number. It returns the
-// step in the runner's numbering (0 settles a busy cluster, as
-// Choose(n, "step") would) and records it, so that a ReplayChooser, which
-// knows nothing of strategies, replays it.
+// stepChooser is a chooser that picks the fault phase's next step from
+// the runner's state, not only from the number of choices: PCT from the
+// enabled actions, exploration from the state and its sleep set. It
+// returns the step in the runner's numbering among n (0 settles a busy
+// cluster, as Choose(n, "step") would) and records it, so that a
+// ReplayChooser, which knows nothing of strategies, replays it.
 type stepChooser interface {
-	chooseStep(acts []model.Action, busy bool) int
+	chooseStep(r *runner, n int, busy bool) int
 }
 
 // chooseStep picks the next step of the fault phase among n choices: the
@@ -119,10 +117,7 @@ func (r *runner) chooseStep(n int, busy bool) int {
 	r.gate.enter()
 	defer r.gate.leave()
 	if sc, ok := r.ch.(stepChooser); ok {
-		return sc.chooseStep(r.acts, busy)
-	}
-	if x, ok := r.ch.(*exploreChooser); ok {
-		return x.step(r, n, busy)
+		return sc.chooseStep(r, n, busy)
 	}
 	if n > 1 {
 		return r.ch.Choose(n, "step")

@@ -55,6 +55,9 @@ func TestParseStrategy(t *testing.T) {
 		{"random", 2, "", "strategy random takes no depth"},
 		{"pct", -1, "", "PCT depth -1: must be in [1, 64]"},
 		{"dfs", 0, "", `unknown strategy "dfs"`},
+		{"exhaustive", 8, "exhaustive depth 8", ""},
+		{"exhaustive", 0, "", "exhaustive depth 0: must be in [1, 64]"},
+		{"exhaustive", 65, "", "exhaustive depth 65: must be in [1, 64]"},
 	} {
 		s, err := properties.ParseStrategy(tc.name, tc.depth)
 		if tc.err != "" {

@@ -1,0 +1,33 @@
+package properties_test
+
+import (
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
+)
+
+// BenchmarkExplore explores replicaset-level to a fixed depth under every
+// fault kind it must converge under, and reports the executions and states
+// of one exploration, and the time per execution, so that a change to the
+// explorer can be weighed by exact counts beside the time.
+func BenchmarkExplore(b *testing.B) {
+	sc := scenarios.ReplicaSetLevel()
+	mix := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
+		faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
+	var res properties.ExploreResult
+	for b.Loop() {
+		var err error
+		if res, err = properties.Explore(sc, mix, properties.ExploreOptions{Depth: 3}); err != nil {
+			b.Fatal(err)
+		}
+		if res.Counterexample != nil {
+			b.Fatal(res.Guarantee())
+		}
+	}
+	b.ReportMetric(float64(res.Executions), "executions")
+	b.ReportMetric(float64(res.States), "states")
+	b.ReportMetric(float64(res.Steps), "steps")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*res.Executions), "ns/execution")
+}
