@@ -44,6 +44,9 @@ func HasGeneration(conv *convert.Converter, kind string) bool {
 
 // withoutGenerations holds, by converter, the kinds withoutGeneration
 // lists: a converter is immutable, and every cluster built with it asks.
+// Its entries live as long as the process: a process makes a converter
+// per world it tests (a few dozen in this repository's test binaries),
+// not per cluster.
 var withoutGenerations sync.Map
 
 // withoutGeneration returns the kinds of conv that have no generation

@@ -22,7 +22,10 @@ const (
 	ReasonExpired       Reason = "Expired"
 )
 
-// StatusError is the error every API call returns.
+// StatusError is the error every API call returns. A caller must not
+// modify one: the server returns the same NotFound error for a ref again
+// (a controller on a lagging cache deletes the same gone pods reconcile
+// after reconcile), so a change would reach the next caller.
 type StatusError struct {
 	Reason  Reason
 	Message string

@@ -407,6 +407,8 @@ func flattenPart(part string, v any) (model.Fields, error) {
 // FromModel overwrites into, a typed object of mo's kind, with mo. It sets
 // into's apiVersion and kind, as controller-runtime's cache does for the
 // objects it returns.
+// A kind that does not match leaves into as it was; content that does
+// not decode (an error naming mo) may leave it zeroed.
 func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 	kind, err := c.Kind(into)
 	if err != nil {
