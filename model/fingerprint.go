@@ -138,7 +138,9 @@ type fp struct {
 //   - objects: the server never changes a stored object in place (a write
 //     stores a new one, which its event carries) and user code that
 //     changes a lent one fails the run as a cache mutation, so an object's
-//     hash is kept by its address;
+//     hash is kept by its address. Objects read through State (goals,
+//     invariants, actors) are not lent: code that breaks State's rule and
+//     modifies one would leave a stale hash here, undetected;
 //   - the server's history only grows at its end, or is compacted by
 //     dropping its start: the hash of the events up to the last one hashed
 //     is kept, and extended while the history still starts with the same
@@ -269,10 +271,6 @@ func (f *fp) fields(x Fields) {
 func (f *fp) object(o *Object) {
 	if o == nil {
 		f.uint(math.MaxUint64)
-		return
-	}
-	if f.cache == nil {
-		f.objectFields(o)
 		return
 	}
 	h, ok := f.cache.objects[o]

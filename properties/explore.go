@@ -303,7 +303,11 @@ func (e *explorer) covers(s seenState, left int, sleep []model.Action) bool {
 func (e *explorer) record(key uint64, left int, sleep []model.Action) {
 	s := seenState{left: int32(left)}
 	if len(sleep) > 0 {
-		e.sleepSets = append(e.sleepSets, slices.Clone(sleep))
+		// Consecutive points of a path mostly carry the same set: keep
+		// it once.
+		if n := len(e.sleepSets); n == 0 || !slices.Equal(e.sleepSets[n-1], sleep) {
+			e.sleepSets = append(e.sleepSets, slices.Clone(sleep))
+		}
 		s.sleep = uint32(len(e.sleepSets))
 	}
 	e.seen[key] = s
@@ -341,35 +345,54 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	if cx, err := e.tree(nil, d, true); cx != nil || err != nil {
 		return cx, err
 	}
-	var classes [][]faults.Fault
+	// The faults of each class, in the order of space; with a tree per
+	// fault, each fault alone.
+	type group struct {
+		class  faults.Class
+		faults []faults.Fault
+	}
+	var groups []group
+	index := map[faults.Class]int{}
 	for _, f := range space {
-		i := slices.IndexFunc(classes, func(fs []faults.Fault) bool { return classOf(fs[0]) == classOf(f) })
-		if i < 0 || e.faultPerTree {
-			classes = append(classes, nil)
-			i = len(classes) - 1
+		class, err := faults.ClassOf(f.Kind())
+		if err != nil {
+			return nil, err
 		}
-		classes[i] = append(classes[i], f)
+		i, ok := index[class]
+		if !ok || e.faultPerTree {
+			groups = append(groups, group{class: class})
+			i = len(groups) - 1
+			index[class] = i
+		}
+		groups[i].faults = append(groups[i].faults, f)
 	}
 	type slot struct {
-		at    model.Time
-		class []faults.Fault
+		at model.Time
+		group
 	}
 	var slots []slot
 	for _, t := range e.strikeTimes() {
-		for _, fs := range classes {
-			slots = append(slots, slot{t, fs})
+		for _, g := range groups {
+			slots = append(slots, slot{t, g})
 		}
 	}
 	var cx *Counterexample
 	var err error
 	// Schedules of k faults are the k-multisets of the slots, in
-	// lexicographic order of their indices.
+	// lexicographic order of their indices: a slot picked twice holds two
+	// faults of its class at its time, which strike in either order. With
+	// a tree per fault they are the k-subsets, as the explorer once
+	// explored them.
+	next := 0
+	if e.faultPerTree {
+		next = 1
+	}
 	var choose func(from int, picked []slot) bool
 	choose = func(from int, picked []slot) bool {
 		if len(picked) > 0 {
 			var sched faults.Schedule
 			for _, s := range picked {
-				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{class: s.class}})
+				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{class: s.faults, name: s.class}})
 			}
 			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
 				return true
@@ -379,7 +402,7 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 			return false
 		}
 		for i := from; i < len(slots); i++ {
-			if choose(i, append(slices.Clip(picked), slots[i])) {
+			if choose(i+next, append(slices.Clip(picked), slots[i])) {
 				return true
 			}
 		}
@@ -389,9 +412,6 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	return cx, err
 }
 
-// classOf is the class of a fault (faults.Class).
-func classOf(f faults.Fault) faults.Class { return faults.Schedule{{Fault: f}}.Class() }
-
 // faultLabel labels the choice of which fault a pendingFault is.
 const faultLabel = "explore: fault"
 
@@ -399,6 +419,7 @@ const faultLabel = "explore: fault"
 // strikes, which of its class's faults it is (see explorer.depth).
 type pendingFault struct {
 	class []faults.Fault
+	name  faults.Class
 	// chosen is the index of the fault it struck as in this run, -1 until
 	// it strikes.
 	chosen int
@@ -422,7 +443,7 @@ func (p *pendingFault) String() string {
 	if len(p.class) == 1 {
 		return p.class[0].String()
 	}
-	return fmt.Sprintf("one of %d %s faults", len(p.class), classOf(p.class[0]))
+	return fmt.Sprintf("one of %d %s faults", len(p.class), p.name)
 }
 
 // concrete returns the ordinary schedule of a run of sched, a schedule of
