@@ -76,7 +76,11 @@ type ExploreResult struct {
 	States, Executions int
 	// Steps is the number of steps the executions took, a measure of the
 	// work done that, unlike time, does not depend on the machine.
-	Steps int
+	// CompletionSteps is the part of it each execution took after its last
+	// step decision within the bound: its canonical completion, quiescence
+	// included. Pruned is the number of executions stopped at a state
+	// already explored, or at a decision whose values were all asleep.
+	Steps, CompletionSteps, Pruned int
 	// FaultSpace is the number of distinct faults explored (kinds,
 	// targets and canonical parameters), StrikeTimes the times they
 	// struck at.
@@ -229,6 +233,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	for d := 1; d <= opts.Depth; d++ {
 		cx, err := e.depth(d, space, res.MaxFaults)
 		res.States, res.Executions, res.Steps = len(e.seen), e.executions, e.steps
+		res.CompletionSteps, res.Pruned = e.completionSteps, e.pruned
 		if err != nil {
 			if errors.Is(err, errBudget) {
 				res.TimedOut = true
@@ -269,7 +274,11 @@ type explorer struct {
 	times      map[model.Time]bool
 	executions int
 	steps      int
-	deadline   func() bool
+	// completionSteps are the steps runs took after their last step
+	// decision within the bound; pruned counts the runs pruned.
+	completionSteps int
+	pruned          int
+	deadline        func() bool
 }
 
 // seenState is how a state was explored: with left decisions left and
@@ -507,11 +516,14 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 			}
 			out, pruned, err = nil, true, nil
 			e.steps += ch.steps
+			e.completionSteps += ch.steps - ch.withinSteps
+			e.pruned++
 		}
 	}()
 	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
 	if out != nil {
 		e.steps += out.Cluster.Steps()
+		e.completionSteps += out.Cluster.Steps() - ch.withinSteps
 	}
 	return out, false, err
 }
@@ -570,8 +582,9 @@ type exploreChooser struct {
 	// since a path starting with each, and otherwise the same, was
 	// explored.
 	sleep []model.Action
-	// steps is the number of steps taken at the last decision point.
-	steps int
+	// steps is the number of steps taken at the last decision point,
+	// withinSteps at the last one within the bound.
+	steps, withinSteps int
 	// faultChoices are the indices in log of the choices of which fault
 	// a pendingFault is.
 	faultChoices []int
@@ -655,6 +668,9 @@ func (x *exploreChooser) Choose(n int, label string) int {
 func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 	within := x.counted < x.bound
 	x.steps = r.c.Steps()
+	if within {
+		x.withinSteps = x.steps
+	}
 	if x.counted <= x.bound && x.collect {
 		x.e.times[r.c.Now()] = true
 	}

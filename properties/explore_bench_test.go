@@ -10,7 +10,8 @@ import (
 
 // BenchmarkExplore explores replicaset-level to a fixed depth under every
 // fault kind it must converge under, and reports the executions and states
-// of one exploration, and the time per execution, so that a change to the
+// of one exploration (with the steps of canonical completions and the
+// runs pruned), and the time per execution, so that a change to the
 // explorer can be weighed by exact counts beside the time.
 func BenchmarkExplore(b *testing.B) {
 	sc := scenarios.ReplicaSetLevel()
@@ -29,5 +30,7 @@ func BenchmarkExplore(b *testing.B) {
 	b.ReportMetric(float64(res.Executions), "executions")
 	b.ReportMetric(float64(res.States), "states")
 	b.ReportMetric(float64(res.Steps), "steps")
+	b.ReportMetric(float64(res.CompletionSteps), "completion-steps")
+	b.ReportMetric(float64(res.Pruned), "pruned")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*res.Executions), "ns/execution")
 }

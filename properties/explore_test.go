@@ -202,6 +202,15 @@ func TestExploreCountsDepths(t *testing.T) {
 	assert.IsIncreasing(t, executions)
 	assert.Equal(t, 2, res.FaultSpace, "drop on each informer: ReplicaSet and Pod")
 	assert.Equal(t, res.Executions, executions[2])
+	// The completions past the bound are part of the steps, and the
+	// completion cache prunes some runs, never more than ran.
+	assert.Positive(t, res.CompletionSteps)
+	assert.Less(t, res.CompletionSteps, res.Steps)
+	assert.Positive(t, res.Pruned)
+	assert.Less(t, res.Pruned, res.Executions)
+	plain, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 3, Stateless: true, NoSleepSets: true})
+	require.NoError(t, err)
+	assert.Zero(t, plain.Pruned, "nothing prunes without caching or sleep sets")
 }
 
 // TestExploreIsDeterministic: the same exploration twice runs the same
