@@ -577,7 +577,7 @@ func (s *Server) remove(last *Object, w Write) {
 	s.emit(Deleted, last, w)
 	s.wakeOwners(last)
 	for _, kind := range s.kindSeq {
-		set := s.kinds[kind].byOwner[string(last.UID)]
+		set := s.kinds[kind].ownerIndex()[string(last.UID)]
 		for _, key := range set.keys() {
 			if dep := s.kinds[kind].objs[key]; s.orphaned(dep) {
 				s.enqueueGC(dep.Ref())
