@@ -157,7 +157,7 @@ func (cl *client) call(verb Verb, ref Ref, write func(caller string) error) erro
 }
 
 func (cl *client) Create(obj *Object) error {
-	return cl.call(VerbCreate, obj.createRef(), func(caller string) error { return cl.ctl.c.server.Create(caller, obj) })
+	return cl.call(VerbCreate, cl.ctl.c.server.createRef(obj), func(caller string) error { return cl.ctl.c.server.Create(caller, obj) })
 }
 
 func (cl *client) Update(obj *Object) error {

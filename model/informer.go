@@ -22,6 +22,7 @@ type Informer struct {
 	mustRelist bool
 	resync     *Timer
 	resyncName string
+	resyncFire func() // the resync timer's action, made once
 	// replay holds the keys a resync still has to replay, one per
 	// delivery step, as client-go's resync queues a Sync delta per key.
 	replay []objKey

@@ -97,16 +97,6 @@ type Object struct {
 // Ref returns the object's kind, namespace and name.
 func (o *Object) Ref() Ref { return Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name} }
 
-// createRef is the Ref a create names in the trace: an object the server
-// is still to name from its GenerateName shows as that prefix and "*".
-func (o *Object) createRef() Ref {
-	ref := o.Ref()
-	if ref.Name == "" && o.GenerateName != "" {
-		ref.Name = o.GenerateName + "*"
-	}
-	return ref
-}
-
 // Key returns the object's work-queue key, "namespace/name".
 func (o *Object) Key() string {
 	if o.key != "" {

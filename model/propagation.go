@@ -165,7 +165,7 @@ func (s *Server) dependents(uid UID) []*Object {
 	var out []*Object
 	for _, kind := range s.kindSeq {
 		st := s.kinds[kind]
-		st.byOwner[string(uid)].each(func(k objKey) bool {
+		st.ownerIndex()[string(uid)].each(func(k objKey) bool {
 			out = append(out, st.objs[k])
 			return true
 		})

@@ -75,20 +75,21 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 	if ctl.spec.ResyncPeriod <= 0 {
 		return
 	}
-	if inf.resyncName == "" {
+	if inf.resyncFire == nil {
 		inf.resyncName = "resync " + inf.Name()
-	}
-	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, func() {
-		ctl.c.begin(ctl.spec.Name, "resync", inf.kind)
-		ctl.c.cur.Timer, ctl.c.cur.Informer = TimerResync, inf.kind
-		if ctl.c.resyncHeld {
-			ctl.c.notef("held: no replay while the run checks for prompt convergence")
-		} else {
-			inf.startReplay()
-			ctl.c.notef("%d objects to replay", inf.cache.len())
+		inf.resyncFire = func() {
+			ctl.c.begin(ctl.spec.Name, "resync", inf.kind)
+			ctl.c.cur.Timer, ctl.c.cur.Informer = TimerResync, inf.kind
+			if ctl.c.resyncHeld {
+				ctl.c.notef("held: no replay while the run checks for prompt convergence")
+			} else {
+				inf.startReplay()
+				ctl.c.notef("%d objects to replay", inf.cache.len())
+			}
+			ctl.scheduleResync(inf)
 		}
-		ctl.scheduleResync(inf)
-	})
+	}
+	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, inf.resyncFire)
 }
 
 // crash loses the controller's memory, caches and queue. It comes back after

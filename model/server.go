@@ -52,6 +52,25 @@ type Server struct {
 	rejectSeq  uint64
 
 	notFounds map[Ref]*StatusError // see Server.notFound
+
+	// generated is the last GenerateName a create named, and
+	// generatedRef its name in a Ref (see createRef).
+	generated, generatedRef string
+}
+
+// createRef is the Ref a create of o names in the trace: an object the
+// server is still to name from its GenerateName shows as that prefix and
+// "*". The name is made once for a run of creates with one prefix (a
+// controller creating its pods), not once per create and caller.
+func (s *Server) createRef(o *Object) Ref {
+	ref := o.Ref()
+	if ref.Name == "" && o.GenerateName != "" {
+		if o.GenerateName != s.generated {
+			s.generated, s.generatedRef = o.GenerateName, o.GenerateName+"*"
+		}
+		ref.Name = s.generatedRef
+	}
+	return ref
 }
 
 // NewServer returns an empty server whose history keeps at least window
@@ -243,7 +262,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 			return statusErr(ReasonInvalid, "%s: %v", obj.Ref(), err)
 		}
 	}
-	failure, applied := s.check(caller, VerbCreate, obj.createRef())
+	failure, applied := s.check(caller, VerbCreate, s.createRef(obj))
 	if failure != nil && !applied {
 		return failure
 	}
@@ -577,7 +596,7 @@ func (s *Server) remove(last *Object, w Write) {
 	s.emit(Deleted, last, w)
 	s.wakeOwners(last)
 	for _, kind := range s.kindSeq {
-		set := s.kinds[kind].byOwner[string(last.UID)]
+		set := s.kinds[kind].ownerIndex()[string(last.UID)]
 		for _, key := range set.keys() {
 			if dep := s.kinds[kind].objs[key]; s.orphaned(dep) {
 				s.enqueueGC(dep.Ref())

@@ -4,15 +4,49 @@ package model
 // label index and an owner index so that List by selector or by owner does
 // not scan every object. The API server and every informer cache use one per
 // kind. Stored objects are never mutated: a write replaces the pointer.
+//
+// Each index is built on its first use (labelIndex, ownerIndex) and kept
+// from then on: most stores are never listed by label, and many never by
+// owner (an informer cache of a kind nobody lists that way), so they skip
+// the upkeep of indexes nobody reads. An index holds the same keys however
+// late it was built, so no result depends on when.
 type objectStore struct {
 	objs    map[objKey]*Object
 	keys    keySet
-	byLabel index // "key=value" → object keys
-	byOwner index // owner UID → object keys
+	byLabel index // "key=value" → object keys; nil until first used
+	byOwner index // owner UID → object keys; nil until first used
 }
 
 func newObjectStore() *objectStore {
-	return &objectStore{objs: map[objKey]*Object{}, byLabel: index{}, byOwner: index{}}
+	return &objectStore{objs: map[objKey]*Object{}}
+}
+
+// labelIndex returns the label index, building it on first use.
+func (s *objectStore) labelIndex() index {
+	if s.byLabel == nil {
+		s.byLabel = index{}
+		s.keys.each(func(k objKey) bool {
+			for l, v := range s.objs[k].Labels {
+				s.byLabel.addLabel(l, v, k)
+			}
+			return true
+		})
+	}
+	return s.byLabel
+}
+
+// ownerIndex returns the owner index, building it on first use.
+func (s *objectStore) ownerIndex() index {
+	if s.byOwner == nil {
+		s.byOwner = index{}
+		s.keys.each(func(k objKey) bool {
+			for _, r := range s.objs[k].OwnerReferences {
+				s.byOwner.add(string(r.UID), k)
+			}
+			return true
+		})
+	}
+	return s.byOwner
 }
 
 func (s *objectStore) get(namespace, name string) *Object {
@@ -31,7 +65,7 @@ func (s *objectStore) put(o *Object) {
 		s.indexAdd(key, o)
 		return
 	}
-	if !sameIndexValues(old, o) {
+	if (s.byLabel != nil || s.byOwner != nil) && !sameIndexValues(old, o) {
 		s.indexRemove(key, old)
 		s.indexAdd(key, o)
 	}
@@ -49,21 +83,31 @@ func (s *objectStore) del(key objKey) *Object {
 	return old
 }
 
+// indexAdd adds o, stored at key, to the indexes built so far.
 func (s *objectStore) indexAdd(key objKey, o *Object) {
-	for k, v := range o.Labels {
-		s.byLabel.addLabel(k, v, key)
+	if s.byLabel != nil {
+		for k, v := range o.Labels {
+			s.byLabel.addLabel(k, v, key)
+		}
 	}
-	for _, r := range o.OwnerReferences {
-		s.byOwner.add(string(r.UID), key)
+	if s.byOwner != nil {
+		for _, r := range o.OwnerReferences {
+			s.byOwner.add(string(r.UID), key)
+		}
 	}
 }
 
+// indexRemove removes o, stored at key, from the indexes built so far.
 func (s *objectStore) indexRemove(key objKey, o *Object) {
-	for k, v := range o.Labels {
-		s.byLabel.remove(k+"="+v, key)
+	if s.byLabel != nil {
+		for k, v := range o.Labels {
+			s.byLabel.remove(k+"="+v, key)
+		}
 	}
-	for _, r := range o.OwnerReferences {
-		s.byOwner.remove(string(r.UID), key)
+	if s.byOwner != nil {
+		for _, r := range o.OwnerReferences {
+			s.byOwner.remove(string(r.UID), key)
+		}
 	}
 }
 
@@ -120,14 +164,14 @@ func (opts ListOptions) matches(o *Object) bool {
 func (s *objectStore) candidates(opts ListOptions) *keySet {
 	best := &s.keys
 	if opts.Owner != "" {
-		set := s.byOwner[string(opts.Owner)]
+		set := s.ownerIndex()[string(opts.Owner)]
 		if set == nil {
 			return nil
 		}
 		best = set
 	}
 	for k, v := range opts.Selector {
-		set := s.byLabel[k+"="+v]
+		set := s.labelIndex()[k+"="+v]
 		if set == nil {
 			return nil
 		}

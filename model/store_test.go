@@ -1,0 +1,56 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestStoreIndexesBuiltLateAgree checks that an index built on first use,
+// after writes it did not see, lists what a scan of the store finds, and
+// stays right through later writes.
+func TestStoreIndexesBuiltLateAgree(t *testing.T) {
+	s := newObjectStore()
+	obj := func(name, app string, owner UID) *Object {
+		return &Object{Namespace: "ns", Name: name, Labels: map[string]string{"app": app},
+			OwnerReferences: []OwnerReference{{UID: owner}}}
+	}
+	scan := func(opts ListOptions) []string {
+		var names []string
+		s.keys.each(func(k objKey) bool {
+			if o := s.objs[k]; opts.matches(o) {
+				names = append(names, o.Name)
+			}
+			return true
+		})
+		return names
+	}
+	listed := func(opts ListOptions) []string {
+		var names []string
+		for _, o := range s.list(opts, func(o *Object) *Object { return o }) {
+			names = append(names, o.Name)
+		}
+		return names
+	}
+	check := func(when string) {
+		for _, opts := range []ListOptions{
+			{Selector: Selector{"app": "web"}}, {Selector: Selector{"app": "db"}},
+			{Owner: "u1"}, {Owner: "u2"}, {Namespace: "ns", Owner: "u1", Selector: Selector{"app": "web"}},
+		} {
+			assert.Equal(t, scan(opts), listed(opts), "%s: %+v", when, opts)
+		}
+	}
+	for i := range 6 {
+		s.put(obj(fmt.Sprint("p", i), []string{"web", "db"}[i%2], UID(fmt.Sprint("u", 1+i%3))))
+	}
+	s.put(obj("p0", "db", "u2")) // relabelled and re-owned before any index exists
+	s.del(objKey{namespace: "ns", name: "p3"})
+	assert.Nil(t, s.byLabel, "no index before a list needs it")
+	assert.Nil(t, s.byOwner)
+	check("first use")
+	s.put(obj("p1", "web", "u1"))
+	s.put(obj("p7", "web", "u1"))
+	s.del(objKey{namespace: "ns", name: "p2"})
+	check("after later writes")
+}
