@@ -36,7 +36,7 @@ type Fingerprinter interface {
 // them hash differently, which loses merges but never merges states that
 // differ.
 func (c *Cluster) Fingerprint() uint64 {
-	if c.fpCache == nil {
+	if c.fpCache == nil || len(c.fpCache.objects) > maxCachedObjectHashes {
 		c.fpCache = &fingerprintCache{objects: map[*Object]uint64{}}
 	}
 	f := &fp{v: fnvOffset, cache: c.fpCache}
@@ -124,6 +124,11 @@ func (c *Cluster) Unfingerprinted() []string {
 	}
 	return out
 }
+
+// maxCachedObjectHashes bounds the fingerprint cache of a long-lived
+// cluster: it keeps every object version it hashed alive, compacted ones
+// too, so past this many it starts afresh (a missing hash is recomputed).
+const maxCachedObjectHashes = 1 << 16
 
 // fp writes the parts of a state to a hash, each unambiguously delimited.
 // It is 64-bit FNV-1a, written out so that hashing allocates nothing.
