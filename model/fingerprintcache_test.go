@@ -35,15 +35,18 @@ func TestFingerprintCacheAgrees(t *testing.T) {
 }
 
 // TestFingerprintCacheAgreesUnderFaults: the same, with faults of every
-// kind a scenario can take applied at random steps, so that stale and
-// partitioned caches, held and delayed events, restarts and time travel
-// are hashed too.
+// kind a scenario can take applied at random steps (and whenever nothing
+// is enabled), so that stale and partitioned caches, held and delayed
+// events, restarts and time travel are hashed too; with a history window
+// of 4 events, so that compaction drops the history's start again and
+// again, and hashing every step in one seed and every third in the
+// other, so that both ways the cache notices a compaction are taken.
 func TestFingerprintCacheAgreesUnderFaults(t *testing.T) {
 	budget := faults.Budget{MaxFaults: 1, Horizon: 10, MaxDown: 3}
 	applied := map[faults.Kind]int{}
 	for _, sc := range scenarios.All() {
 		for seed := range uint64(2) {
-			c, err := sc.Build(model.Config{DiscardTrace: true})
+			c, err := sc.Build(model.Config{DiscardTrace: true, HistoryWindow: 4})
 			require.NoError(t, err, sc.Name)
 			topo := faults.TopologyOf(c, sc.Edits, sc.Rivals)
 			var space []faults.Fault
@@ -56,17 +59,22 @@ func TestFingerprintCacheAgreesUnderFaults(t *testing.T) {
 			require.NoError(t, c.Start(), sc.Name)
 			r := rand.New(rand.NewPCG(seed, 11))
 			var acts []model.Action
-			for step := 0; step < 400 && c.Panic() == nil; step++ {
-				require.Equal(t, model.FreshFingerprint(c), c.Fingerprint(), "%s seed %d step %d", sc.Name, seed, step)
-				if r.IntN(15) == 0 {
+			idle := 0
+			for step := 0; step < 400 && c.Panic() == nil && idle < 5; step++ {
+				if step%int(1+2*seed) == 0 {
+					require.Equal(t, model.FreshFingerprint(c), c.Fingerprint(), "%s seed %d step %d", sc.Name, seed, step)
+				}
+				acts = c.Enabled(acts[:0])
+				if len(acts) == 0 {
+					idle++
+				}
+				if len(acts) == 0 || r.IntN(15) == 0 {
 					f := space[r.IntN(len(space))]
 					require.NoError(t, f.Apply(c), "%s: %s", sc.Name, f)
 					applied[f.Kind()]++
 					continue
 				}
-				if acts = c.Enabled(acts[:0]); len(acts) == 0 {
-					break
-				}
+				idle = 0
 				c.Do(acts[r.IntN(len(acts))])
 			}
 		}

@@ -33,6 +33,18 @@ func TestStoreIndexesBuiltLateAgree(t *testing.T) {
 		}
 		return names
 	}
+	// contents is what an index holds, value by value (a value whose keys
+	// were all removed counts as absent).
+	contents := func(ix index) map[string][]objKey {
+		out := map[string][]objKey{}
+		for v, ks := range ix {
+			ks.each(func(k objKey) bool {
+				out[v] = append(out[v], k)
+				return true
+			})
+		}
+		return out
+	}
 	check := func(when string) {
 		for _, opts := range []ListOptions{
 			{Selector: Selector{"app": "web"}}, {Selector: Selector{"app": "db"}},
@@ -40,6 +52,18 @@ func TestStoreIndexesBuiltLateAgree(t *testing.T) {
 		} {
 			assert.Equal(t, scan(opts), listed(opts), "%s: %+v", when, opts)
 		}
+		// The indexes hold exactly what indexes kept from the start hold
+		// for the same objects: no key left under an old label or owner
+		// (the owner index is read unfiltered by propagation).
+		fresh := newObjectStore()
+		fresh.labelIndex()
+		fresh.ownerIndex()
+		s.keys.each(func(k objKey) bool {
+			fresh.put(s.objs[k])
+			return true
+		})
+		assert.Equal(t, contents(fresh.byLabel), contents(s.labelIndex()), when)
+		assert.Equal(t, contents(fresh.byOwner), contents(s.ownerIndex()), when)
 	}
 	for i := range 6 {
 		s.put(obj(fmt.Sprint("p", i), []string{"web", "db"}[i%2], UID(fmt.Sprint("u", 1+i%3))))

