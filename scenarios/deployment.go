@@ -64,10 +64,17 @@ func nodeAlive(s model.State, name string) bool {
 // hold from the start, and from a template change made in a complete
 // state, until an involuntary disruption — a pod deleted by anyone but the
 // ReplicaSet controller, or a node dying — takes pods from under them.
+//
+// Both read only the server's objects and what this function's write
+// listener keeps, so a check that passed holds until the next write: it is
+// not run again before one (listing pods after every step was a quarter
+// of an exhaustive exploration's time).
 func rolloutBounds(c *model.Cluster) []properties.Invariant {
 	disrupted := false
 	fromReady := map[model.Ref]bool{}
+	var surgeHeld, availableHeld bool // since the last write
 	c.OnWrite(func(w model.Write) {
+		surgeHeld, availableHeld = false, false
 		ref := w.Ref()
 		switch {
 		case ref.Kind == deployment.Kind && w.Old != nil && w.New != nil &&
@@ -84,7 +91,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 	surge := properties.Invariant{
 		Name: fmt.Sprintf("at most replicas+%d pods", maxSurge),
 		Check: func(s model.State) error {
-			if disrupted {
+			if disrupted || surgeHeld {
 				return nil
 			}
 			for _, d := range s.List(deployment.Kind, model.ListOptions{}) {
@@ -93,13 +100,14 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 					return fmt.Errorf("%s has %d pods, more than replicas+maxSurge=%d", d.Ref(), n, limit)
 				}
 			}
+			surgeHeld = true
 			return nil
 		},
 	}
 	available := properties.Invariant{
 		Name: fmt.Sprintf("at least replicas-%d ready pods during a rollout", maxUnavailable),
 		Check: func(s model.State) error {
-			if disrupted {
+			if disrupted || availableHeld {
 				return nil
 			}
 			for _, d := range s.List(deployment.Kind, model.ListOptions{}) {
@@ -111,6 +119,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 					return fmt.Errorf("%s has %d ready pods during its rollout, fewer than replicas-maxUnavailable=%d", d.Ref(), ready, floor)
 				}
 			}
+			availableHeld = true
 			return nil
 		},
 	}
