@@ -29,6 +29,14 @@
 // "updateRevision" and "observedGeneration". A revision is named <set>-<hash of the template>;
 // each pod carries the revision it was made from in its
 // controller-revision-hash label.
+//
+// Left out, deliberately (docs/design.md, "StatefulSets"): ControllerRevision
+// objects and revisionHistoryLimit (a pod of the current revision below the
+// partition is made again from a live pod of that revision, else from the
+// template); minReadySeconds (a ready pod is available); the rolling
+// update's maxUnavailable (one pod at a time); ordinals.start (ordinals
+// count from 0); recreating Failed pods; status.conditions and
+// collisionCount.
 package statefulset
 
 import (
