@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
@@ -27,8 +28,11 @@ func TestDatabaseBrokenIsFoundByARestartBetweenWrites(t *testing.T) {
 	require.True(t, ok, "the one fault is %s", cx.Schedule[0].Fault)
 	assert.Equal(t, "database", r.Controller)
 	assert.Positive(t, r.AfterWrites, "the crash must strike between two writes")
-	assert.Contains(t, cx.Report(), `claim data-pg-0 has capacity "1Gi"`)
-	assert.Contains(t, cx.Report(), `status says storage "2Gi"`)
+	// The status records the wanted size; the claims stayed smaller.
+	m := regexp.MustCompile(`wants storage (\d+)Gi, but claim data-pg-0 has capacity "(\d+)Gi".*status says storage "(\d+)Gi"`).FindStringSubmatch(cx.Report())
+	require.NotNil(t, m, cx.Report())
+	assert.Equal(t, m[1], m[3], "the status says the wanted size")
+	assert.Less(t, m[2], m[1], "the claim is smaller than wanted")
 }
 
 // TestDatabaseFixedConvergesWhereTheBrokenOneFails: under restarts of the

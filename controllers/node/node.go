@@ -132,19 +132,29 @@ func AllScheduled(s model.State) []model.Unmet {
 // Kubelet returns the kubelet of one node, named "kubelet-<node>": it runs
 // the pods bound to its node and reports them ready, as long as its node
 // is alive.
+//
+// A node's "ready" is its kubelet being alive, so the kubelet reads its own
+// node from the API server, not from a cache: a dead kubelet does not
+// learn of its death through a watch. With a cached read it went on
+// starting pods on its dead node until its Node event arrived, and a
+// Deployment counted them ready (a false "fewer than
+// replicas-maxUnavailable ready pods" under PCT, with no fault).
 func Kubelet(node string) model.Controller {
 	return model.Controller{
 		Name:         "kubelet-" + node,
 		ResyncPeriod: Resync,
 		For:          replicaset.PodKind,
-		Watches:      []model.Watch{{Kind: Kind, Map: func(model.Client, *model.Object) []model.Request { return nil }}},
 		NewReconciler: func(c model.Client) model.Reconciler {
+			server := c.(model.APIReader)
 			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
-				// Read without copying, as a lister does; copy to write.
-				self, err := c.Peek(Kind, "", node)
-				if err != nil || !Alive(self) {
+				self, err := server.GetLive(Kind, "", node)
+				if model.IsNotFound(err) || (err == nil && !Alive(self)) {
 					return model.Result{}, nil // a dead node runs nothing
 				}
+				if err != nil {
+					return model.Result{}, err
+				}
+				// Read without copying, as a lister does; copy to write.
 				pod, err := c.Peek(replicaset.PodKind, req.Namespace, req.Name)
 				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != node || pod.Status.Bool("ready") {
 					return model.Result{}, nil
