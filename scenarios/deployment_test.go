@@ -10,8 +10,8 @@ import (
 )
 
 // TestRolloutBoundsCatchASurgeAfterTheyHeld: the surge bound, once it has
-// held (and is not checked again until a write), still catches pods made
-// past replicas+maxSurge by the next writes.
+// held (and is not checked again until a write), still catches a
+// ReplicaSet scaled past replicas+maxSurge by the next writes.
 func TestRolloutBoundsCatchASurgeAfterTheyHeld(t *testing.T) {
 	c, err := Deployment().Build(model.Config{DiscardTrace: true})
 	require.NoError(t, err)
@@ -38,10 +38,34 @@ func TestRolloutBoundsCatchASurgeAfterTheyHeld(t *testing.T) {
 	rss := st.List(replicaset.Kind, model.ListOptions{Namespace: "default", Owner: d.UID})
 	require.Len(t, rss, 1)
 	out := c.Outside("test")
-	for range maxSurge {
-		require.NoError(t, out.Create(replicaset.NewPod(rss[0])))
+	scale := func(replicas int64) {
+		rs, err := out.Get(replicaset.Kind, "default", rss[0].Name)
+		require.NoError(t, err)
+		require.NoError(t, out.Set(rs, "spec.replicas", replicas))
 	}
+	scale(deploymentReplicas + maxSurge)
 	require.NoError(t, surge.Check(c.State()), "replicas+maxSurge pods are within the bound")
-	require.NoError(t, out.Create(replicaset.NewPod(rss[0])))
+	scale(deploymentReplicas + maxSurge + 1)
 	require.ErrorContains(t, surge.Check(c.State()), "more than replicas+maxSurge")
+}
+
+// TestTheSurgeBoundCountsWhatReplicaSetsWant: pods a ReplicaSet has not
+// shed yet after a scale-down are not a surge; Kubernetes' maxSurge bounds
+// what the ReplicaSets want.
+func TestTheSurgeBoundCountsWhatReplicaSetsWant(t *testing.T) {
+	c, err := Deployment().Build(model.Config{DiscardTrace: true})
+	require.NoError(t, err)
+	surge := rolloutBounds(c)[0]
+	require.NoError(t, c.Start())
+	st := c.State()
+	d := st.Get(deployment.Kind, "default", "web")
+	out := c.Outside("test")
+	rs := &model.Object{Kind: replicaset.Kind, Namespace: "default", Name: "web-old",
+		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(d)},
+		Spec:            model.NewFields(model.Values{"replicas": int64(1), "selector.app": "web"})}
+	require.NoError(t, out.Create(rs))
+	for range deploymentReplicas + maxSurge + 1 {
+		require.NoError(t, out.Create(replicaset.NewPod(rs)))
+	}
+	require.NoError(t, surge.Check(c.State()), "one pod wanted, the rest being shed")
 }

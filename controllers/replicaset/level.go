@@ -1,7 +1,9 @@
 package replicaset
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -135,8 +137,7 @@ func (r *level) manage(req model.Request, rs *model.Object, active []*model.Obje
 			exp.rv = pod.ResourceVersion
 		}
 	}
-	for i := len(active) - 1; diff < 0; i, diff = i-1, diff+1 {
-		victim := active[i]
+	for _, victim := range victims(active, -diff) {
 		err := r.c.Delete(victim.Ref(), model.DeleteOptions{UID: victim.UID})
 		if err != nil && !model.IsNotFound(err) {
 			return err
@@ -146,6 +147,31 @@ func (r *level) manage(req model.Request, rs *model.Object, active []*model.Obje
 		}
 	}
 	return nil
+}
+
+// victims returns the n pods a scale-down deletes, the least available
+// first, as Kubernetes' ReplicaSet controller ranks them: unscheduled
+// pods, then scheduled ones that are not ready, then ready ones; among
+// equals the last in name order. Deleting a ready pod while an unready one
+// is left would take a Deployment below its maxUnavailable, which counts
+// on the unready ones going first.
+func victims(active []*model.Object, n int) []*model.Object {
+	ranked := slices.Clone(active)
+	slices.Reverse(ranked)
+	slices.SortStableFunc(ranked, func(a, b *model.Object) int { return cmp.Compare(availability(a), availability(b)) })
+	return ranked[:n]
+}
+
+// availability ranks a pod for victims: 0 unscheduled, 1 scheduled but not
+// ready, 2 ready.
+func availability(p *model.Object) int {
+	switch {
+	case p.Spec.Str("nodeName") == "":
+		return 0
+	case !Ready(p):
+		return 1
+	}
+	return 2
 }
 
 // satisfied reports whether the pod cache has caught up with the last

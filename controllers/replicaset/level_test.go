@@ -1,0 +1,59 @@
+package replicaset_test
+
+import (
+	"testing"
+
+	"github.com/converge-sim/converge/controllers/replicaset"
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A scale-down deletes the least available pods first, as Kubernetes'
+// ReplicaSet controller ranks them: an unscheduled pod, then a scheduled
+// one that is not ready, and a ready one only when no other is left. The
+// pods are named so that name order alone would delete the ready ones.
+func TestAScaleDownDeletesTheLeastAvailablePodsFirst(t *testing.T) {
+	c := model.NewCluster(model.Config{})
+	require.NoError(t, c.AddController(replicaset.Level(replicaset.LevelOptions{})))
+	rs := replicaset.New("default", "web", 4)
+	require.NoError(t, c.Apply(rs))
+	pod := func(name, node string, ready bool) *model.Object {
+		p := replicaset.NewPod(c.Server().Peek(rs.Ref()))
+		p.GenerateName, p.Name = "", name
+		if node != "" {
+			p.Spec.Set("nodeName", node)
+		}
+		if ready {
+			p.Status = model.NewFields(model.Values{"phase": "Running", "ready": true})
+		}
+		return p
+	}
+	require.NoError(t, c.Apply(pod("web-a", "", false), pod("web-b", "node-1", false), pod("web-c", "node-1", true), pod("web-d", "node-1", true)))
+	require.NoError(t, c.Start())
+	settle(c)
+
+	out := c.Outside("user")
+	live, err := out.Get(replicaset.Kind, "default", "web")
+	require.NoError(t, err)
+	require.NoError(t, out.Set(live, "spec.replicas", int64(2)))
+	settle(c)
+
+	var left []string
+	pods, _ := c.Server().List(replicaset.PodKind, model.ListOptions{Namespace: "default"})
+	for _, p := range pods {
+		left = append(left, p.Name)
+	}
+	assert.Equal(t, []string{"web-c", "web-d"}, left, "the unscheduled and the unready pod go first")
+}
+
+// settle runs the cluster's owed work until nothing is left.
+func settle(c *model.Cluster) {
+	var acts []model.Action
+	for range 200 {
+		if acts = c.Enabled(acts[:0]); len(acts) == 0 {
+			return
+		}
+		c.Do(acts[0])
+	}
+}
