@@ -98,6 +98,19 @@ func (c *Cluster) owes(except *controller) bool {
 	return c.server.GCPending()
 }
 
+// InFlight counts the watch events the cluster's informers have received
+// and not yet delivered: in their streams, and held back by a fault.
+func (c *Cluster) InFlight() int {
+	n := 0
+	for _, inf := range c.informers {
+		n += len(inf.held)
+		if inf.watch != nil {
+			n += len(inf.watch.pending)
+		}
+	}
+	return n
+}
+
 // RequeuesUntil returns the time of the latest delayed requeue waiting in
 // any running controller's queue, if any.
 func (c *Cluster) RequeuesUntil() (Time, bool) {

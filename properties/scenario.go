@@ -67,10 +67,12 @@ type Scenario struct {
 	// FaultSteps caps the steps of the fault phase; default 1000, enough for
 	// the clock to reach every scheduled fault in the reference scenarios.
 	FaultSteps int
-	// MaxSteps caps the steps of a whole run; reaching it while the
-	// cluster is still busy is a no-fixed-point failure. Default 5000:
-	// every shrink candidate of such a failure runs to the bound, so a
-	// modest bound keeps shrinking fast (trap 8 in docs/design.md).
+	// MaxSteps caps the steps of a whole run, plus one step for each
+	// event in flight when quiescence begins (owed deliveries the fault
+	// phase left); reaching it while the cluster is still busy is a
+	// no-fixed-point failure. Default 5000: every shrink candidate of such
+	// a failure runs to the bound, so a modest bound keeps shrinking fast
+	// (trap 8 in docs/design.md).
 	MaxSteps int
 	// CheckIdempotence makes every reconcile that wrote something be
 	// followed at once by a second reconcile of the same key, which must
