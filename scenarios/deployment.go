@@ -65,12 +65,21 @@ func nodeAlive(s model.State, name string) bool {
 // state, until an involuntary disruption — a pod deleted by anyone but the
 // ReplicaSet controller, or a node dying — takes pods from under them.
 //
+// The availability bound also stops holding, until the next rollout from a
+// complete state, once the Deployment controller scales an old ReplicaSet
+// down while a ReplicaSet's status does not count its ready pods: Kubernetes
+// spends maxUnavailable from those statuses, so a scale-down decided on a
+// lagging one can take ready pods below the bound there too. (PCT found it
+// with no fault: an old ReplicaSet whose status still said 1 ready of 3 was
+// "cleaned up" by two, and its controller deleted two ready pods.)
+//
 // Both read only the server's objects and what this function's write
 // listener keeps, so a check that passed holds until the next write: it is
 // not run again before one (listing pods after every step was a quarter
 // of an exhaustive exploration's time).
 func rolloutBounds(c *model.Cluster) []properties.Invariant {
 	disrupted := false
+	blind := false // a scale-down decided on a lagging ReplicaSet status
 	fromReady := map[model.Ref]bool{}
 	var surgeHeld, availableHeld bool // since the last write
 	c.OnWrite(func(w model.Write) {
@@ -82,6 +91,10 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 			complete := settled(c.State(), w.New)
 			fromReady[ref] = complete
 			disrupted = !complete
+			blind = false
+		case ref.Kind == replicaset.Kind && w.Caller == "deployment" && w.Old != nil && w.New != nil &&
+			w.New.Spec.Int("replicas") < w.Old.Spec.Int("replicas") && statusLags(c.State(), w.New):
+			blind = true
 		case ref.Kind == replicaset.PodKind && w.New == nil && w.Caller != "replicaset":
 			disrupted = true
 		case ref.Kind == "Node" && w.Old != nil && w.New != nil && w.Old.Status.Bool("ready") && !w.New.Status.Bool("ready"):
@@ -107,7 +120,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 	available := properties.Invariant{
 		Name: fmt.Sprintf("at least replicas-%d ready pods during a rollout", maxUnavailable),
 		Check: func(s model.State) error {
-			if disrupted || availableHeld {
+			if disrupted || blind || availableHeld {
 				return nil
 			}
 			for _, d := range s.List(deployment.Kind, model.ListOptions{}) {
@@ -156,6 +169,27 @@ func wanted(s model.State, d *model.Object) int64 {
 		}
 	}
 	return n
+}
+
+// statusLags reports whether a ReplicaSet of rs's owner has a status
+// whose readyReplicas is not the number of its ready pods.
+func statusLags(s model.State, rs *model.Object) bool {
+	owner, ok := rs.ControllerRef()
+	if !ok {
+		return false
+	}
+	for _, sib := range s.List(replicaset.Kind, model.ListOptions{Namespace: rs.Namespace, Owner: owner.UID}) {
+		var ready int64
+		for _, p := range s.List(replicaset.PodKind, model.ListOptions{Namespace: rs.Namespace, Owner: sib.UID}) {
+			if p.IsControlledBy(sib) && replicaset.Ready(p) {
+				ready++
+			}
+		}
+		if sib.Status.Int("readyReplicas") != ready {
+			return true
+		}
+	}
+	return false
 }
 
 // readyOnLiveNodes counts a Deployment's pods that are ready on a node

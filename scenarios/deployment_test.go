@@ -69,3 +69,54 @@ func TestTheSurgeBoundCountsWhatReplicaSetsWant(t *testing.T) {
 	}
 	require.NoError(t, surge.Check(c.State()), "one pod wanted, the rest being shed")
 }
+
+// TestTheAvailabilityBound: from a rollout started in a complete state, the
+// bound catches ready pods lost to a scale-down, unless the Deployment
+// controller decided that scale-down on a ReplicaSet status that lagged its
+// ready pods, as Kubernetes' own can.
+func TestTheAvailabilityBound(t *testing.T) {
+	for _, lagging := range []bool{false, true} {
+		c, err := Deployment().Build(model.Config{DiscardTrace: true})
+		require.NoError(t, err)
+		available := rolloutBounds(c)[1]
+		require.NoError(t, c.Start())
+		c.StopActors()
+		var acts []model.Action
+		for range 500 {
+			if acts = c.Enabled(acts[:0]); len(acts) == 0 {
+				break
+			}
+			c.Do(acts[0])
+		}
+		st := c.State()
+		d := st.Get(deployment.Kind, "default", "web")
+		rs := st.List(replicaset.Kind, model.ListOptions{Namespace: "default", Owner: d.UID})[0]
+
+		user := c.Outside("user")
+		live, err := user.Get(deployment.Kind, "default", "web")
+		require.NoError(t, err)
+		require.NoError(t, user.Set(live, "spec.template.image", "app:v2")) // from a complete state
+		if lagging {
+			old, err := user.Get(replicaset.Kind, "default", rs.Name)
+			require.NoError(t, err)
+			old.Status.Set("readyReplicas", int64(1))
+			require.NoError(t, user.UpdateStatus(old))
+		}
+		// The Deployment controller's write, by name: the old ReplicaSet
+		// scaled to 1, and its pods lost their readiness but one.
+		old, err := user.Get(replicaset.Kind, "default", rs.Name)
+		require.NoError(t, err)
+		require.NoError(t, c.Outside("deployment").Set(old, "spec.replicas", int64(1)))
+		pods, _ := c.Server().List(replicaset.PodKind, model.ListOptions{Namespace: "default", Owner: rs.UID})
+		for _, p := range pods[1:] {
+			p.Status.Set("ready", false)
+			require.NoError(t, c.Outside("kubelet").UpdateStatus(p))
+		}
+		err = available.Check(c.State())
+		if lagging {
+			require.NoError(t, err, "decided on a status that lagged its pods")
+		} else {
+			require.ErrorContains(t, err, "fewer than replicas-maxUnavailable")
+		}
+	}
+}
