@@ -24,7 +24,7 @@ func Example() {
 	}
 
 	topo := faults.TopologyOf(cluster, nil, nil)
-	sched := faults.Schedules(faults.Mix{faults.KindDrop}, topo, faults.Budget{MaxFaults: 2, Horizon: 60, MaxDown: 10}).Example(1)
+	sched := faults.Schedules(faults.Mix{faults.KindDrop}, topo, faults.Budget{MaxFaults: 2, Horizon: 60, MaxDown: 10}).Example(6)
 	timers := sched.Inject(cluster)
 
 	fmt.Println(topo.Targets)
@@ -32,7 +32,7 @@ func Example() {
 	fmt.Println(len(timers), "timers")
 	// Output:
 	// [{rs [Pod ReplicaSet]}]
-	// t=49 drop the next Pod notification to rs; t=52 drop the next Pod notification to rs
+	// t=0 drop the next ReplicaSet notification to rs; t=1 drop the next Pod notification to rs
 	// 2 timers
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/converge-sim/converge/draw"
 	"github.com/converge-sim/converge/model"
 	"pgregory.net/rapid"
 )
@@ -92,14 +93,17 @@ func Check(mix Mix, topo Topology, b Budget) error {
 // b. It draws the list of faults first; each fault draws its kind, its time
 // and then its parameters, each shrinking toward the first target, time 0
 // and the smallest value, so rapid shrinks a failure to the fewest, earliest,
-// simplest faults. Call Check first: an impossible mix panics here.
+// simplest faults. Every integer, the index of a kind or target included, is
+// drawn by package draw, so that no shrink sticks at a range's maximum (the
+// last controller, 12 versions behind, t=Horizon) where a smaller value
+// fails too. Call Check first: an impossible mix panics here.
 func Schedules(mix Mix, topo Topology, b Budget) *rapid.Generator[Schedule] {
 	if err := Check(mix, topo, b); err != nil {
 		panic("faults: " + err.Error())
 	}
 	one := rapid.Custom(func(t *rapid.T) Timed {
-		kind := mix[rapid.IntRange(0, len(mix)-1).Draw(t, "kind")]
-		at := model.Time(rapid.Int64Range(0, int64(b.Horizon)).Draw(t, "at"))
+		kind := mix[draw.IntRange(0, len(mix)-1).Draw(t, "kind")]
+		at := model.Time(draw.Int64Range(0, int64(b.Horizon)).Draw(t, "at"))
 		return Timed{At: at, Fault: drawFault(t, kind, topo, b)}
 	})
 	return rapid.Custom(func(t *rapid.T) Schedule {
@@ -123,20 +127,20 @@ func drawValue(t *rapid.T, target EditTarget) (value int64, choice int) {
 	case target.Path == "":
 		return 0, 0
 	case len(target.Values) > 0:
-		return 0, rapid.IntRange(0, len(target.Values)-1).Draw(t, "choice")
+		return 0, draw.IntRange(0, len(target.Values)-1).Draw(t, "choice")
 	}
-	return rapid.Int64Range(target.Min, target.Max).Draw(t, "value"), 0
+	return draw.Int64Range(target.Min, target.Max).Draw(t, "value"), 0
 }
 
 func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 	controller := func() Target {
-		return topo.Targets[rapid.IntRange(0, len(topo.Targets)-1).Draw(t, "controller")]
+		return topo.Targets[draw.IntRange(0, len(topo.Targets)-1).Draw(t, "controller")]
 	}
 	resource := func(target Target) string {
-		return target.Kinds[rapid.IntRange(0, len(target.Kinds)-1).Draw(t, "resource")]
+		return target.Kinds[draw.IntRange(0, len(target.Kinds)-1).Draw(t, "resource")]
 	}
 	duration := func(label string) model.Time {
-		return model.Time(rapid.Int64Range(1, int64(b.MaxDown)).Draw(t, label))
+		return model.Time(draw.Int64Range(1, int64(b.MaxDown)).Draw(t, label))
 	}
 	switch kind {
 	case KindDrop:
@@ -153,33 +157,33 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 		return Expire{Controller: target.Controller, Resource: resource(target)}
 	case KindStale:
 		target := controller()
-		behind := uint64(rapid.IntRange(1, maxBehind).Draw(t, "behind"))
+		behind := uint64(draw.IntRange(1, maxBehind).Draw(t, "behind"))
 		return Stale{Controller: target.Controller, Resource: resource(target), Behind: behind, For: duration("for")}
 	case KindRestart:
 		target := controller()
 		down := duration("down")
-		after := rapid.IntRange(0, maxAfterWrites).Draw(t, "after-writes")
+		after := draw.IntRange(0, maxAfterWrites).Draw(t, "after-writes")
 		return Restart{Controller: target.Controller, Down: down, AfterWrites: after}
 	case KindPartition:
 		return Partition{Controller: controller().Controller, For: duration("for")}
 	case KindTimeTravel:
 		target := controller().Controller
-		behind := uint64(rapid.IntRange(1, maxTravel).Draw(t, "behind"))
+		behind := uint64(draw.IntRange(1, maxTravel).Draw(t, "behind"))
 		return TimeTravel{Controller: target, Behind: behind, Down: duration("down")}
 	case KindAPIError:
 		target := controller()
 		kinds := ErrorKinds()
-		e := kinds[rapid.IntRange(0, len(kinds)-1).Draw(t, "error")]
-		return APIError{Controller: target.Controller, Error: e, Count: rapid.IntRange(1, maxFailures).Draw(t, "count")}
+		e := kinds[draw.IntRange(0, len(kinds)-1).Draw(t, "error")]
+		return APIError{Controller: target.Controller, Error: e, Count: draw.IntRange(1, maxFailures).Draw(t, "count")}
 	case KindEdit:
-		target := topo.Edits[rapid.IntRange(0, len(topo.Edits)-1).Draw(t, "edit")]
-		p := rapid.IntRange(0, maxPick).Draw(t, "pick")
+		target := topo.Edits[draw.IntRange(0, len(topo.Edits)-1).Draw(t, "edit")]
+		p := draw.IntRange(0, maxPick).Draw(t, "pick")
 		e := Edit{Target: target, Pick: p}
 		e.Value, e.Choice = drawValue(t, target)
 		return e
 	case KindRival:
-		target := topo.Rivals[rapid.IntRange(0, len(topo.Rivals)-1).Draw(t, "rival")]
-		p := rapid.IntRange(0, maxPick).Draw(t, "pick")
+		target := topo.Rivals[draw.IntRange(0, len(topo.Rivals)-1).Draw(t, "rival")]
+		p := draw.IntRange(0, maxPick).Draw(t, "pick")
 		value, choice := drawValue(t, target)
 		persistent := rapid.Bool().Draw(t, "persistent")
 		return Rival{Target: target, Pick: p, Value: value, Choice: choice, Persistent: persistent}

@@ -109,11 +109,11 @@ func TestListShowsScenariosFaultKindsAndStrategies(t *testing.T) {
 
 // TestCampaignRowsShowWhatEachScenarioMust runs a campaign of a fixed
 // number of seeds (no wall clock) over scenarios whose failing rows all
-// fail within the first five seeds: rows that must converge, rows that must
+// fail within the first six seeds: rows that must converge, rows that must
 // fail with goal-unmet, fight and a liveness failure.
 func TestCampaignRowsShowWhatEachScenarioMust(t *testing.T) {
 	selected := []string{"replicaset-level", "replicaset-edge", "pdb-drain"}
-	code, out, stderr := run("-json", "-scenario", strings.Join(selected, ","), "-runs", "5", "-workers", "2")
+	code, out, stderr := run("-json", "-scenario", strings.Join(selected, ","), "-runs", "6", "-workers", "2")
 	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
 	evs := events(t, out)
 	rows := 0
@@ -147,11 +147,11 @@ func TestUnexpectedRowExitsOne(t *testing.T) {
 	// drop is wrong, and the campaign says so.
 	wrong := scenarios.ReplicaSetEdge()
 	wrong.Expect = []properties.Expectation{{Faults: faults.Mix{faults.KindDrop}}}
-	code, out, _ := runWith([]properties.Scenario{wrong}, "-seed", "3", "-runs", "1", "-workers", "1")
+	code, out, _ := runWith([]properties.Scenario{wrong}, "-seed", "6", "-runs", "1", "-workers", "1")
 	assert.Equal(t, fuzzrun.ExitUnexpected, code)
 	assert.Contains(t, out, "UNEXPECTED")
 	assert.Contains(t, out, `expected to show "converges", but failed`)
-	assert.Contains(t, out, "replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults drop -seed 3")
+	assert.Contains(t, out, "replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults drop -seed 6")
 }
 
 func TestExpectedFailureNotFoundExitsOne(t *testing.T) {
@@ -172,9 +172,9 @@ func TestReplayOfASeedIsByteIdentical(t *testing.T) {
 }
 
 func TestReplayOfASeedWithPCTNamesTheStrategy(t *testing.T) {
-	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "restart", "-strategy", "pct", "-seed", "3")
+	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "restart", "-strategy", "pct", "-seed", "5")
 	assert.Equal(t, fuzzrun.ExitOK, code, out)
-	assert.Contains(t, out, "-strategy pct -seed 3\n")
+	assert.Contains(t, out, "-strategy pct -seed 5\n")
 }
 
 func TestReplayOfASeedAsJSONLines(t *testing.T) {
@@ -200,8 +200,10 @@ func TestReplayOfASeedAsJSONLines(t *testing.T) {
 // TestTimeTravelRows: a campaign over the time-travel pair shows the
 // broken row failing with its invariant under timetravel alone, a
 // faithful fault, and the fixed row converging under every faithful fault.
+// About one run in 27 of the broken row fails, the first at seed 33: 40
+// runs a row.
 func TestTimeTravelRows(t *testing.T) {
-	code, out, stderr := run("-json", "-scenario", "timetravel,timetravel-fixed", "-runs", "30", "-workers", "2")
+	code, out, stderr := run("-json", "-scenario", "timetravel,timetravel-fixed", "-runs", "40", "-workers", "2")
 	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
 	evs := events(t, out)
 	require.Len(t, evs["row"], 3)

@@ -49,11 +49,11 @@ func TestReplayOfAFindingIsByteIdentical(t *testing.T) {
 }
 
 func TestReplayOfAPCTFindingIsExact(t *testing.T) {
-	path := findingFile(t, "-strategy", "pct", "-seed", "3")
+	path := findingFile(t, "-strategy", "pct", "-seed", "5")
 	f, err := fuzzrun.ReadFinding(path)
 	require.NoError(t, err)
 	assert.Equal(t, "pct", f.Strategy)
-	assert.Contains(t, f.ReplaySeed, "-strategy pct -seed 3")
+	assert.Contains(t, f.ReplaySeed, "-strategy pct -seed 5")
 	code, out, _ := run("-replay", path)
 	assert.Equal(t, fuzzrun.ExitOK, code)
 	assert.NotContains(t, out, "warning")

@@ -126,7 +126,7 @@ func ReplicaSetNoResync() properties.Scenario {
 // ReplicaSetEdge is the edge-triggered twin: it acts on deltas and counts
 // in memory, and fails under drop, duplicate and restart within a few runs.
 // It fails under expire too, but only when the watch expires while events
-// are in flight, about once in 250 runs (the fault matrix shows it): too
+// are in flight, about once in 130 runs (the fault matrix shows it): too
 // rarely for a short campaign, so expire is not declared here.
 func ReplicaSetEdge() properties.Scenario {
 	return properties.Scenario{

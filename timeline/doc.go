@@ -22,7 +22,7 @@
 // WriteFile example runs it):
 //
 //	err := timeline.WriteFile("run.html", timeline.Run{
-//		Title:    "scenario replicaset-edge, faults drop, seed 3",
+//		Title:    "scenario replicaset-edge, faults drop, seed 35",
 //		Cluster:  out.Cluster,
 //		Schedule: out.Schedule,
 //	})

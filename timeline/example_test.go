@@ -21,7 +21,7 @@ func ExampleWriteFile() {
 	if !ok {
 		panic("no scenario replicaset-edge")
 	}
-	res, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.SearchOptions{Checks: 100, Seed: 3})
+	res, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.SearchOptions{Checks: 100, Seed: 35})
 	if err != nil {
 		panic(err)
 	}
@@ -37,7 +37,7 @@ func ExampleWriteFile() {
 	defer os.RemoveAll(dir)
 
 	err = timeline.WriteFile(filepath.Join(dir, "run.html"), timeline.Run{
-		Title:    "scenario replicaset-edge, faults drop, seed 3",
+		Title:    "scenario replicaset-edge, faults drop, seed 35",
 		Cluster:  out.Cluster,
 		Schedule: out.Schedule,
 	})
@@ -49,7 +49,7 @@ func ExampleWriteFile() {
 		panic(err)
 	}
 	fmt.Println("verdict:", out.Failure.Verdict)
-	fmt.Println("page holds its title:", strings.Contains(string(page), "scenario replicaset-edge, faults drop, seed 3"))
+	fmt.Println("page holds its title:", strings.Contains(string(page), "scenario replicaset-edge, faults drop, seed 35"))
 	// Output:
 	// verdict: goal-unmet
 	// page holds its title: true

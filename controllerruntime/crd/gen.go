@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/converge-sim/converge/draw"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/runtime"
 	"pgregory.net/rapid"
@@ -463,32 +464,11 @@ func (b *genBuilder) integer(vv *structuralschema.ValueValidation, path string) 
 			return nil, fmt.Errorf("%s: no multiple of %d between minimum and maximum", path, step)
 		}
 		edges := uniq(nearZero(klo, khi)*step, klo*step, khi*step)
-		multiples := rapid.Map(int64Range(klo, khi), func(k int64) int64 { return k * step })
+		multiples := rapid.Map(draw.Int64Range(klo, khi), func(k int64) int64 { return k * step })
 		return edged(edges, multiples, intDist), nil
 	}
 	z := nearZero(lo, hi)
-	return edged(uniq(z, lo, hi), int64Range(lo, hi), intDist), nil
-}
-
-// int64Range draws from [lo, hi] as rapid.Int64Range does, but so that a
-// failure always shrinks to its smallest value. rapid's biased draw lands
-// on the range's maximum through a long geometric draw a few times in a
-// hundred, and its shrinker can't undo that one (a property that fails
-// from 3 up, in [0, 10], then ends at 10 in about 3% of runs). Drawn
-// from [lo, hi+1] instead, that landing is hi+1, which is redrawn: the
-// stuck draw no longer decides the value, and the redraw shrinks.
-func int64Range(lo, hi int64) *rapid.Generator[int64] {
-	if hi == math.MaxInt64 {
-		return rapid.Int64Range(lo, hi)
-	}
-	return rapid.Custom(func(t *rapid.T) int64 {
-		for range 3 {
-			if v := rapid.Int64Range(lo, hi+1).Draw(t, "v"); v <= hi {
-				return v
-			}
-		}
-		return rapid.Int64Range(lo, hi).Draw(t, "v")
-	})
+	return edged(uniq(z, lo, hi), draw.Int64Range(lo, hi), intDist), nil
 }
 
 func ceilDiv(a, b int64) int64 {

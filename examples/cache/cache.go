@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/converge-sim/converge/draw"
 	"github.com/converge-sim/converge/model"
 	"pgregory.net/rapid"
 )
@@ -41,10 +42,10 @@ func New(namespace, name string, replicas int64) *model.Object {
 func Spec() *rapid.Generator[model.Fields] {
 	return rapid.Custom(func(t *rapid.T) model.Fields {
 		v := model.Values{
-			"replicas": rapid.Int64Range(0, MaxReplicas).Draw(t, "replicas"),
-			"image":    rapid.SampledFrom(Images).Draw(t, "image"),
+			"replicas": draw.Int64Range(0, MaxReplicas).Draw(t, "replicas"),
+			"image":    Images[draw.IntRange(0, len(Images)-1).Draw(t, "image")],
 		}
-		if tier := rapid.IntRange(0, len(Tiers)).Draw(t, "tier"); tier > 0 {
+		if tier := draw.IntRange(0, len(Tiers)).Draw(t, "tier"); tier > 0 {
 			v["tier"] = Tiers[tier-1]
 		}
 		return model.NewFields(v)

@@ -21,7 +21,9 @@ type SyncReconciler struct {
 	// next reconcile, as Argo CD's Replace=true sync option does. Without
 	// it the sync retries the rejected update forever: every other
 	// controller is content, the App looks healthy, and the declared
-	// change never lands ("green but dead").
+	// change never lands ("green but dead"). The create is owed only in
+	// memory: a restart between the delete and the create leaves no App
+	// to reconcile, and the declared one is never created again.
 	Replace bool
 }
 

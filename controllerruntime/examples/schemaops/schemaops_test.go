@@ -74,5 +74,19 @@ func TestSyncAgainstAnImmutableFieldIsGreenButDead(t *testing.T) {
 	}
 	assert.Equal(t, []string{"gitops"}, unmet, "health is green, the sync is dead")
 
-	requireConverges(t, w.SyncScenario("sync-replace", true), dropAndRestart)
+	requireConverges(t, w.SyncScenario("sync-replace", true), faults.Mix{faults.KindDrop})
+}
+
+// TestReplacingSyncLosesTheAppToARestart: the replacing sync deletes the
+// App and creates it on its next reconcile, a requeue held only in
+// memory. A restart between the two leaves no App to reconcile: the sync
+// is keyed by live Apps, its relisted cache holds none, and the declared
+// App is never created again. The search finds it and shrinks it to one
+// restart right after the delete.
+func TestReplacingSyncLosesTheAppToARestart(t *testing.T) {
+	cx := search(t, world(t).SyncScenario("sync-replace", true), faults.Mix{faults.KindRestart}).Counterexample
+	require.NotNil(t, cx, "a restart between the delete and the create loses the App")
+	assert.Equal(t, properties.GoalUnmet, cx.Failure.Verdict, cx.Report())
+	assert.Equal(t, faults.Schedule{{Fault: faults.Restart{Controller: "gitops", Down: 1, AfterWrites: 1}}}, cx.Schedule, cx.Report())
+	assert.Contains(t, cx.Report(), "App default/shop no longer exists")
 }
