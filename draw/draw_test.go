@@ -2,6 +2,7 @@ package draw_test
 
 import (
 	"flag"
+	"github.com/converge-sim/converge/internal/quiettb"
 	"math"
 	"strconv"
 	"testing"
@@ -55,14 +56,14 @@ func TestFailuresShrinkToTheSmallestFailingValue(t *testing.T) {
 		for seed := 1; seed <= 300; seed++ {
 			require.NoError(t, flag.Set("rapid.seed", strconv.Itoa(seed)))
 			var last int64
-			tb := &quietTB{}
+			tb := &quiettb.TB{}
 			rapid.Check(tb, func(t *rapid.T) {
 				if v := gen.Draw(t, "v"); v >= 3 {
 					last = v
 					t.Fatalf("%d", v)
 				}
 			})
-			require.True(t, tb.failed, "%s, seed %d: never drew 3 or more", name, seed)
+			require.True(t, tb.Failed(), "%s, seed %d: never drew 3 or more", name, seed)
 			if last != 3 {
 				stuck = append(stuck, strconv.Itoa(seed)+": "+strconv.FormatInt(last, 10))
 			}
@@ -70,21 +71,3 @@ func TestFailuresShrinkToTheSmallestFailingValue(t *testing.T) {
 		assert.Empty(t, stuck, "%s: seeds whose failure did not shrink to 3", name)
 	}
 }
-
-// quietTB is a rapid.TB that records a failure instead of failing the test.
-type quietTB struct{ failed bool }
-
-func (q *quietTB) Helper()               {}
-func (q *quietTB) Name() string          { return "shrink" }
-func (q *quietTB) Logf(string, ...any)   {}
-func (q *quietTB) Log(...any)            {}
-func (q *quietTB) Skipf(string, ...any)  { q.failed = true }
-func (q *quietTB) Skip(...any)           { q.failed = true }
-func (q *quietTB) SkipNow()              { q.failed = true }
-func (q *quietTB) Errorf(string, ...any) { q.failed = true }
-func (q *quietTB) Error(...any)          { q.failed = true }
-func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
-func (q *quietTB) Fatal(...any)          { q.failed = true }
-func (q *quietTB) FailNow()              { q.failed = true }
-func (q *quietTB) Fail()                 { q.failed = true }
-func (q *quietTB) Failed() bool          { return q.failed }

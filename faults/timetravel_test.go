@@ -3,6 +3,7 @@ package faults_test
 import (
 	"encoding/json"
 	"flag"
+	"github.com/converge-sim/converge/internal/quiettb"
 	"strconv"
 	"testing"
 
@@ -12,24 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
-
-// quietTB is a rapid.TB that records a failure instead of failing the test.
-type quietTB struct{ failed bool }
-
-func (q *quietTB) Helper()               {}
-func (q *quietTB) Name() string          { return "shrink" }
-func (q *quietTB) Logf(string, ...any)   {}
-func (q *quietTB) Log(...any)            {}
-func (q *quietTB) Skipf(string, ...any)  { q.failed = true }
-func (q *quietTB) Skip(...any)           { q.failed = true }
-func (q *quietTB) SkipNow()              { q.failed = true }
-func (q *quietTB) Errorf(string, ...any) { q.failed = true }
-func (q *quietTB) Error(...any)          { q.failed = true }
-func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
-func (q *quietTB) Fatal(...any)          { q.failed = true }
-func (q *quietTB) FailNow()              { q.failed = true }
-func (q *quietTB) Fail()                 { q.failed = true }
-func (q *quietTB) Failed() bool          { return q.failed }
 
 // TestTimeTravelShrinksTowardFewerVersionsAndEarlier: a failure that needs
 // a time travel of at least 4 versions at t >= 7 shrinks to exactly that,
@@ -52,7 +35,7 @@ func TestTimeTravelShrinksTowardFewerVersionsAndEarlier(t *testing.T) {
 	for seed := 1; seed <= 40; seed++ {
 		require.NoError(t, flag.Set("rapid.seed", strconv.Itoa(seed)))
 		var last faults.Schedule
-		tb := &quietTB{}
+		tb := &quiettb.TB{}
 		rapid.Check(tb, func(t *rapid.T) {
 			s := gen.Draw(t, "s")
 			for _, f := range s {
@@ -62,7 +45,7 @@ func TestTimeTravelShrinksTowardFewerVersionsAndEarlier(t *testing.T) {
 				}
 			}
 		})
-		require.True(t, tb.failed, "seed %d: no schedule had a time travel", seed)
+		require.True(t, tb.Failed(), "seed %d: no schedule had a time travel", seed)
 		assert.Equal(t, want, last, "seed %d", seed)
 	}
 }

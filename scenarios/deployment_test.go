@@ -20,13 +20,7 @@ func TestRolloutBoundsCatchASurgeAfterTheyHeld(t *testing.T) {
 	surge := invs[0]
 	require.NoError(t, c.Start())
 	c.StopActors() // no rollout, no node failure: nothing disrupts the bounds
-	var acts []model.Action
-	for range 500 {
-		if acts = c.Enabled(acts[:0]); len(acts) == 0 {
-			break
-		}
-		c.Do(acts[0])
-	}
+	settleAll(c)
 	st := c.State()
 	d := st.Get(deployment.Kind, "default", "web")
 	require.NotNil(t, d)
@@ -81,13 +75,7 @@ func TestTheAvailabilityBound(t *testing.T) {
 		available := rolloutBounds(c)[1]
 		require.NoError(t, c.Start())
 		c.StopActors()
-		var acts []model.Action
-		for range 500 {
-			if acts = c.Enabled(acts[:0]); len(acts) == 0 {
-				break
-			}
-			c.Do(acts[0])
-		}
+		settleAll(c)
 		st := c.State()
 		d := st.Get(deployment.Kind, "default", "web")
 		rs := st.List(replicaset.Kind, model.ListOptions{Namespace: "default", Owner: d.UID})[0]
@@ -118,5 +106,17 @@ func TestTheAvailabilityBound(t *testing.T) {
 		} else {
 			require.ErrorContains(t, err, "fewer than replicas-maxUnavailable")
 		}
+	}
+}
+
+// settleAll does the cluster's first enabled action until none is left
+// (at most 500).
+func settleAll(c *model.Cluster) {
+	var acts []model.Action
+	for range 500 {
+		if acts = c.Enabled(acts[:0]); len(acts) == 0 {
+			return
+		}
+		c.Do(acts[0])
 	}
 }

@@ -3,6 +3,7 @@ package crd_test
 import (
 	"flag"
 	"fmt"
+	"github.com/converge-sim/converge/internal/quiettb"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,7 +223,7 @@ func TestFailingPropertyShrinksToTheMinimalSpec(t *testing.T) {
 	specs, err := w.Specs(crd.GenOptions{})
 	require.NoError(t, err)
 	var last map[string]any
-	tb := &quietTB{}
+	tb := &quiettb.TB{}
 	rapid.Check(tb, func(t *rapid.T) {
 		s := specs.Draw(t, "spec")
 		if r, ok := s["replicas"].(int64); ok && r >= 3 {
@@ -230,7 +231,7 @@ func TestFailingPropertyShrinksToTheMinimalSpec(t *testing.T) {
 			t.Fatalf("replicas %d", r)
 		}
 	})
-	require.True(t, tb.failed, "no spec had 3 replicas or more")
+	require.True(t, tb.Failed(), "no spec had 3 replicas or more")
 	assert.Equal(t, map[string]any{"mode": "Fast", "name": "a--", "replicas": int64(3)}, last)
 }
 
@@ -243,7 +244,7 @@ func TestFailingPropertyShrinksNestedLists(t *testing.T) {
 	specs, err := w.Specs(crd.GenOptions{})
 	require.NoError(t, err)
 	var last map[string]any
-	tb := &quietTB{}
+	tb := &quiettb.TB{}
 	rapid.Check(tb, func(t *rapid.T) {
 		s := specs.Draw(t, "spec")
 		ports, _ := s["ports"].([]any)
@@ -254,7 +255,7 @@ func TestFailingPropertyShrinksNestedLists(t *testing.T) {
 			}
 		}
 	})
-	require.True(t, tb.failed, "no spec had a port of 1000 or more")
+	require.True(t, tb.Failed(), "no spec had a port of 1000 or more")
 	assert.Equal(t, map[string]any{"mode": "Fast", "name": "a--",
 		"ports": []any{map[string]any{"name": "a", "port": int64(1000)}}}, last)
 }
@@ -339,21 +340,3 @@ func TestGeneratorErrors(t *testing.T) {
 		})
 	}
 }
-
-// quietTB is a rapid.TB that records a failure instead of failing the test.
-type quietTB struct{ failed bool }
-
-func (q *quietTB) Helper()               {}
-func (q *quietTB) Name() string          { return "shrink" }
-func (q *quietTB) Logf(string, ...any)   {}
-func (q *quietTB) Log(...any)            {}
-func (q *quietTB) Skipf(string, ...any)  { q.failed = true }
-func (q *quietTB) Skip(...any)           { q.failed = true }
-func (q *quietTB) SkipNow()              { q.failed = true }
-func (q *quietTB) Errorf(string, ...any) { q.failed = true }
-func (q *quietTB) Error(...any)          { q.failed = true }
-func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
-func (q *quietTB) Fatal(...any)          { q.failed = true }
-func (q *quietTB) FailNow()              { q.failed = true }
-func (q *quietTB) Fail()                 { q.failed = true }
-func (q *quietTB) Failed() bool          { return q.failed }
