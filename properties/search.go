@@ -47,7 +47,10 @@ type SearchOptions struct {
 	RunTimeout time.Duration
 	// Wrap, if set, wraps the property every run executes: an integration
 	// runs each run inside a testing/synctest bubble this way, so that the
-	// time user code reads is virtual.
+	// time user code reads is virtual. The runs that delete faults after
+	// shrinking are made outside rapid, and call the wrapped property with
+	// a nil *rapid.T: a Wrap hands its *rapid.T to the property and uses
+	// it no further, as InBubble does.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 }
 
@@ -80,6 +83,12 @@ type Counterexample struct {
 	// under the faithful kinds alone, the shrunk schedule of the first
 	// search's counterexample, which needed an adversarial fault.
 	Adversarial faults.Schedule
+	// Shrunk is the schedule rapid shrank the counterexample to, before
+	// the faults it does not need were deleted (docs/design.md, "Faults
+	// rapid cannot delete"); DeletionRuns is the number of runs that
+	// took. Shrunk equals Schedule when no fault could be deleted.
+	Shrunk       faults.Schedule
+	DeletionRuns int
 
 	// minimal is the minimal failing run itself, for Check's timeline
 	// page: replaying it outside the search's Wrap (a synctest bubble)
@@ -264,38 +273,53 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		return nil, fmt.Errorf("search of scenario %s failed outside the property: %s", sc.Name, msg)
 	}
 	seed := parseSeed(msg)
+	shrunk, _ := p.struckOnly(minimal, choices)
+	fr := failingRun{out: minimal, schedule: shrunk}
+	deletions := 0
+	// A hang is left as it is: each of its runs costs the time limit.
+	if minimal.Failure.Verdict != Hang {
+		if fr, deletions, err = p.deleteFaults(fr, choices, opts); err != nil {
+			return nil, err
+		}
+	}
+	if fr.decisions != nil {
+		choices = choicesOf(fr.decisions)
+	}
 	res.Counterexample = &Counterexample{
-		Scenario: sc.Name,
-		Faults:   p.mix,
-		Strategy: opts.Strategy,
-		Seed:     seed,
-		Failure:  minimal.Failure,
-		Schedule: p.struckOnly(minimal, choices),
-		Inputs:   minimal.Inputs,
-		Choices:  choices,
-		Steps:    minimal.Cluster.Steps(),
-		Trace:    minimal.Cluster.Trace(),
-		Replay:   replay(seed),
-		Class:    minimal.Schedule.Class(),
-		minimal:  minimal,
+		Scenario:     sc.Name,
+		Faults:       p.mix,
+		Strategy:     opts.Strategy,
+		Seed:         seed,
+		Failure:      fr.out.Failure,
+		Schedule:     fr.schedule,
+		Inputs:       fr.out.Inputs,
+		Choices:      choices,
+		Steps:        fr.out.Cluster.Steps(),
+		Trace:        fr.out.Cluster.Trace(),
+		Replay:       replay(seed),
+		Class:        fr.out.Schedule.Class(),
+		Shrunk:       shrunk,
+		DeletionRuns: deletions,
+		minimal:      fr.out,
 	}
 	return res, nil
 }
 
-// struckOnly drops from the minimal run's schedule the faults that never
+// struckOnly drops from a failing run's schedule the faults that never
 // struck (the violation came first, or quiescence did): they are no part of
 // the counterexample. The trimmed schedule is kept only if it replays the
-// same trace; otherwise the schedule stays whole.
-func (p *Prepared) struckOnly(minimal *Outcome, choices []int) faults.Schedule {
+// same trace; otherwise the schedule stays whole. replayed says it took a
+// replay to tell.
+func (p *Prepared) struckOnly(minimal *Outcome, choices []int) (_ faults.Schedule, replayed bool) {
 	struck := minimal.Struck()
 	if len(struck) == len(minimal.Schedule) {
-		return minimal.Schedule
+		return minimal.Schedule, false
 	}
 	out, diverged, err := p.replay(struck, choices, RunOptions{Inputs: minimal.Inputs})
 	if err != nil || diverged || out.Cluster.Trace().Hash() != minimal.Cluster.Trace().Hash() {
-		return minimal.Schedule
+		return minimal.Schedule, true
 	}
-	return struck
+	return struck, true
 }
 
 // setRapidFlags sets rapid's flags for one search and returns a function
