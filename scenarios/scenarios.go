@@ -90,7 +90,10 @@ func replicaSetWorld(ctrl model.Controller, rescale bool) func(cfg model.Config)
 
 // ReplicaSetLevel is the level-triggered ReplicaSet controller with resync:
 // it converges under every mix of healable faults, and fights a persistent
-// rival that owns its status.
+// rival that owns its status. One rare interleaving under expire leaves it
+// resync-dependent (its own create and a chaos delete of that pod lost with
+// an expired watch; docs/design.md, "Prompt convergence"): random search
+// and PCT hit it about once in 60,000 runs or less, too rarely to declare.
 func ReplicaSetLevel() properties.Scenario {
 	return properties.Scenario{
 		Name:    "replicaset-level",
