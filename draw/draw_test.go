@@ -1,13 +1,12 @@
 package draw_test
 
 import (
-	"flag"
-	"github.com/converge-sim/converge/internal/quiettb"
 	"math"
 	"strconv"
 	"testing"
 
 	"github.com/converge-sim/converge/draw"
+	"github.com/converge-sim/converge/internal/quiettb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -40,13 +39,7 @@ func TestDrawsCoverTheRange(t *testing.T) {
 // up, in [0, 10], shrinks to exactly 3 from every one of 300 fixed seeds.
 // rapid.IntRange in its place ends at 10 from about 3% of them.
 func TestFailuresShrinkToTheSmallestFailingValue(t *testing.T) {
-	for _, name := range []string{"rapid.nofailfile", "rapid.seed"} {
-		f := flag.Lookup(name)
-		require.NotNil(t, f, name)
-		old := f.Value.String()
-		t.Cleanup(func() { _ = flag.Set(name, old) })
-	}
-	require.NoError(t, flag.Set("rapid.nofailfile", "true"))
+	setSeed := quiettb.FixedSeeds(t)
 	gens := map[string]*rapid.Generator[int64]{
 		"IntRange":   rapid.Map(draw.IntRange(0, 10), func(v int) int64 { return int64(v) }),
 		"Int64Range": draw.Int64Range(0, 10),
@@ -54,7 +47,7 @@ func TestFailuresShrinkToTheSmallestFailingValue(t *testing.T) {
 	for name, gen := range gens {
 		var stuck []string
 		for seed := 1; seed <= 300; seed++ {
-			require.NoError(t, flag.Set("rapid.seed", strconv.Itoa(seed)))
+			setSeed(uint64(seed))
 			var last int64
 			tb := &quiettb.TB{}
 			rapid.Check(tb, func(t *rapid.T) {

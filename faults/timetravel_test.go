@@ -2,12 +2,10 @@ package faults_test
 
 import (
 	"encoding/json"
-	"flag"
-	"github.com/converge-sim/converge/internal/quiettb"
-	"strconv"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/quiettb"
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,17 +21,11 @@ import (
 // (seeds 34 and 35 here). The seeds are fixed, and fail files are off, so
 // that the test is the same on every machine, a fresh clone included.
 func TestTimeTravelShrinksTowardFewerVersionsAndEarlier(t *testing.T) {
-	for _, name := range []string{"rapid.nofailfile", "rapid.seed"} {
-		f := flag.Lookup(name)
-		require.NotNil(t, f, name)
-		old := f.Value.String()
-		t.Cleanup(func() { _ = flag.Set(name, old) })
-	}
-	require.NoError(t, flag.Set("rapid.nofailfile", "true"))
+	setSeed := quiettb.FixedSeeds(t)
 	gen := faults.Schedules(faults.Mix{faults.KindExpire, faults.KindTimeTravel}, topo, budget)
 	want := faults.Schedule{{At: 7, Fault: faults.TimeTravel{Controller: "a", Behind: 4, Down: 1}}}
 	for seed := 1; seed <= 40; seed++ {
-		require.NoError(t, flag.Set("rapid.seed", strconv.Itoa(seed)))
+		setSeed(uint64(seed))
 		var last faults.Schedule
 		tb := &quiettb.TB{}
 		rapid.Check(tb, func(t *rapid.T) {

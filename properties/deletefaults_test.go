@@ -2,11 +2,16 @@ package properties_test
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,4 +72,111 @@ func livesCounter() model.Controller {
 			return out
 		},
 	}
+}
+
+// Seeds of the timetravel row (scenarios.TimeTravel under timetravel alone)
+// whose failure rapid shrinks, with one check, to two time travels where the
+// failure needs one (docs/design.md, "Faults rapid cannot delete"): a time
+// travel one version behind at t=0 stays beside the one the bug needs, and
+// the pass deletes it. Random seeds 119 and PCT seed 33, which the design
+// names, do the same, but take two to three times as long to shrink.
+const (
+	randomDeletionSeed = 197
+	pctDeletionSeed    = 5228
+)
+
+// deletionSearch searches the timetravel row from seed with one check.
+func deletionSearch(t *testing.T, seed uint64, strategy properties.Strategy) *properties.Counterexample {
+	t.Helper()
+	res, err := properties.Search(scenarios.TimeTravel(), faults.Mix{faults.KindTimeTravel}, properties.SearchOptions{Test: t, Checks: 1, Seed: seed, Strategy: strategy})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample, "seed %d fails", seed)
+	return res.Counterexample
+}
+
+// traceJSON is the trace's bytes.
+func traceJSON(t *testing.T, tr *model.Trace) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, tr.WriteJSON(&b))
+	return b.String()
+}
+
+// assertOneFaultLeft checks a counterexample of the timetravel row whose
+// shrunk schedule had two faults: the pass left one of them, and the
+// counterexample replays exactly, with the same verdict and the same trace
+// bytes.
+func assertOneFaultLeft(t *testing.T, cx *properties.Counterexample) {
+	t.Helper()
+	report := cx.Report()
+	require.Len(t, cx.Shrunk, 2, "rapid shrank it to two faults:\n%s", report)
+	require.Len(t, cx.Schedule, 1, "the pass deleted one:\n%s", report)
+	assert.Contains(t, cx.Shrunk, cx.Schedule[0], "a deletion adds no fault")
+	assert.Positive(t, cx.DeletionRuns)
+	assert.Equal(t, properties.InvariantBroken, cx.Failure.Verdict, report)
+	assert.Equal(t, faults.Faithful, cx.Class)
+	assert.Contains(t, report, "fault schedule (1 fault):\n  "+cx.Schedule.Lines()[0]+"\n")
+
+	out, diverged, err := properties.Replay(scenarios.TimeTravel(), cx.Schedule, cx.Choices, properties.RunOptions{Inputs: cx.Inputs})
+	require.NoError(t, err)
+	assert.False(t, diverged, "the recorded choices replay the run")
+	require.NotNil(t, out.Failure, "the replay fails")
+	assert.Equal(t, cx.Failure.Property, out.Failure.Property)
+	assert.Equal(t, cx.Failure.Verdict, out.Failure.Verdict)
+	assert.Equal(t, cx.Failure.Report(cx.Schedule), out.Failure.Report(out.Schedule))
+	assert.Equal(t, cx.Steps, out.Cluster.Steps())
+	assert.Equal(t, traceJSON(t, cx.Trace), traceJSON(t, out.Cluster.Trace()), "the same trace, byte for byte")
+}
+
+// assertSameCounterexample checks that two searches of one seed found the
+// same counterexample.
+func assertSameCounterexample(t *testing.T, a, b *properties.Counterexample) {
+	t.Helper()
+	assert.Equal(t, a.Report(), b.Report())
+	assert.Equal(t, a.Schedule, b.Schedule)
+	assert.Equal(t, a.Shrunk, b.Shrunk)
+	assert.Equal(t, a.DeletionRuns, b.DeletionRuns)
+	assert.Equal(t, a.Choices, b.Choices)
+	assert.Equal(t, traceJSON(t, a.Trace), traceJSON(t, b.Trace))
+}
+
+// TestDeletionLeavesOneFaultOfTimeTravelSeed: from a seed of the
+// timetravel row that rapid shrinks to two faults, the random strategy's
+// counterexample has one, replays exactly, and a second search of the
+// seed finds the same.
+func TestDeletionLeavesOneFaultOfTimeTravelSeed(t *testing.T) {
+	cx := deletionSearch(t, randomDeletionSeed, properties.Strategy{})
+	assertOneFaultLeft(t, cx)
+	assertSameCounterexample(t, cx, deletionSearch(t, randomDeletionSeed, properties.Strategy{}))
+}
+
+// TestDeletionLeavesOneFaultOfTimeTravelPCTSeed: the same under PCT, whose
+// change points are step counts a deleted fault shifts.
+func TestDeletionLeavesOneFaultOfTimeTravelPCTSeed(t *testing.T) {
+	pct := properties.Strategy{Name: properties.StrategyPCT}
+	cx := deletionSearch(t, pctDeletionSeed, pct)
+	assertOneFaultLeft(t, cx)
+	assertSameCounterexample(t, cx, deletionSearch(t, pctDeletionSeed, pct))
+}
+
+// envDeletionCheck makes TestCheckReportsTheFaultsLeft the failing test it
+// runs in a subprocess.
+const envDeletionCheck = "CONVERGE_DELETION_CHECK"
+
+// TestCheckReportsTheFaultsLeft: a go test that checks the timetravel row
+// with CheckWith in synctest bubbles (InBubble), from the seed rapid
+// shrinks to two faults, fails with the one fault the pass left.
+func TestCheckReportsTheFaultsLeft(t *testing.T) {
+	if os.Getenv(envDeletionCheck) != "" {
+		properties.CheckWith(t, scenarios.TimeTravel(), faults.Mix{faults.KindTimeTravel}, properties.CheckOptions{Wrap: properties.InBubble(t)})
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckReportsTheFaultsLeft$", "-rapid.nofailfile", "-rapid.checks=1", "-rapid.seed="+strconv.Itoa(randomDeletionSeed))
+	cmd.Env = append(os.Environ(), envDeletionCheck+"=1", properties.TimelineDirEnv+"="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the check fails:\n%s", out)
+	rep := strings.ReplaceAll(report(t, string(out)), "\n        ", "\n") // go test indents what a test logs
+	assert.Contains(t, rep, "seed "+strconv.Itoa(randomDeletionSeed)+": invariant a live App's volumes are never deleted by its controller violated")
+	assert.Contains(t, rep, "fault schedule (1 fault):\n  t=0 timetravel: restart deletes-by-name (down 1 ticks); it relists from a server 5 versions behind\nreplay: ")
+	assert.NotContains(t, rep, "1 version behind", "the fault rapid could not delete is gone")
 }

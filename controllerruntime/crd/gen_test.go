@@ -1,9 +1,7 @@
 package crd_test
 
 import (
-	"flag"
 	"fmt"
-	"github.com/converge-sim/converge/internal/quiettb"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	cronv1 "github.com/converge-sim/converge/controllerruntime/examples/cronjob/api/v1"
 	cachev1alpha1 "github.com/converge-sim/converge/controllerruntime/examples/memcached/api/v1alpha1"
 	"github.com/converge-sim/converge/controllerruntime/examples/schemaops"
+	"github.com/converge-sim/converge/internal/quiettb"
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,17 +67,6 @@ func version(t testing.TB, crds *crd.Set, gvk schema.GroupVersionKind) *crd.Vers
 	v, ok := crds.Version(gvk)
 	require.True(t, ok, "%s is not served", gvk)
 	return v
-}
-
-// noFailFiles keeps rapid from writing fail files for the properties a
-// test means to fail.
-func noFailFiles(t *testing.T) {
-	t.Helper()
-	f := flag.Lookup("rapid.nofailfile")
-	require.NotNil(t, f)
-	old := f.Value.String()
-	require.NoError(t, flag.Set("rapid.nofailfile", "true"))
-	t.Cleanup(func() { _ = flag.Set("rapid.nofailfile", old) })
 }
 
 // TestGeneratedSpecsAreAdmittedOnEveryCRD creates every generated spec, as
@@ -218,7 +206,8 @@ func TestEdgeValuesAreDrawnOften(t *testing.T) {
 // Widget has 3 replicas or more shrinks to the smallest such spec: the
 // required fields at their smallest, replicas 3, nothing else.
 func TestFailingPropertyShrinksToTheMinimalSpec(t *testing.T) {
-	noFailFiles(t)
+	setSeed := quiettb.FixedSeeds(t)
+	setSeed(1)
 	w := version(t, loadAll(t), widget)
 	specs, err := w.Specs(crd.GenOptions{})
 	require.NoError(t, err)
@@ -239,7 +228,8 @@ func TestFailingPropertyShrinksToTheMinimalSpec(t *testing.T) {
 // 1000 or more shrinks to one port, its optional protocol absent, its
 // name the shortest.
 func TestFailingPropertyShrinksNestedLists(t *testing.T) {
-	noFailFiles(t)
+	setSeed := quiettb.FixedSeeds(t)
+	setSeed(1)
 	w := version(t, loadAll(t), widget)
 	specs, err := w.Specs(crd.GenOptions{})
 	require.NoError(t, err)
