@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 )
@@ -64,16 +65,24 @@ func BenchmarkScenarioSteps(b *testing.B) {
 
 // BenchmarkFindAndShrinkEdge searches the edge-triggered scenario under
 // drop from 20 different seeds; each search stops at its first failure and
-// shrinks it. It reports the median wall time and runs of a search.
+// shrinks it. It reports the median wall time and runs of a search, and
+// the median of the clusters a search builds (its runs, shrinking
+// included), which no load on the machine moves.
 func BenchmarkFindAndShrinkEdge(b *testing.B) {
 	sc := scenarios.ReplicaSetEdge()
+	build, built := sc.Build, 0
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		built++
+		return build(cfg)
+	}
 	mix := faults.Mix{faults.KindDrop}
 	const seeds = 20
 	var times []time.Duration
-	var runs []int
+	var runs, builds []int
 	for b.Loop() {
-		times, runs = times[:0], runs[:0]
+		times, runs, builds = times[:0], runs[:0], builds[:0]
 		for seed := uint64(1); seed <= seeds; seed++ {
+			built = 0
 			start := time.Now()
 			res, err := properties.Search(sc, mix, properties.SearchOptions{Test: b, Checks: 1000, Seed: seed})
 			if err != nil {
@@ -84,11 +93,14 @@ func BenchmarkFindAndShrinkEdge(b *testing.B) {
 			}
 			times = append(times, time.Since(start))
 			runs = append(runs, res.Runs)
+			builds = append(builds, built)
 		}
 	}
 	slices.Sort(times)
 	slices.Sort(runs)
+	slices.Sort(builds)
 	b.ReportMetric(float64(times[seeds/2].Microseconds())/1000, "ms-median")
 	b.ReportMetric(float64(times[seeds-1].Microseconds())/1000, "ms-max")
 	b.ReportMetric(float64(runs[seeds/2]), "runs-median")
+	b.ReportMetric(float64(builds[seeds/2]), "builds-median")
 }

@@ -35,6 +35,8 @@ type propConfig struct {
 	observe func(out *Outcome, choices []int)
 	// timeout is RunOptions.Timeout of every run.
 	timeout time.Duration
+	// noMemo makes every run, even one that repeats a passing run.
+	noMemo bool
 }
 
 // Plan is what a property needs to draw schedules for a scenario: its
@@ -71,6 +73,7 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 	}
 	sc := p.shape.sc
 	hung := false
+	var passed *passedRuns // from the first failure on, while rapid shrinks
 	return func(t *rapid.T) {
 		var inputs Transitions
 		if p.shape.inputs != nil {
@@ -80,14 +83,28 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 		if p.gen != nil {
 			sched = p.gen.Draw(t, "faults")
 		}
-		ch := &rapidChooser{t: t}
+		ch := &rapidChooser{t: t, keep: passed != nil}
+		chooser := newChooser(t, ch)
+		var key string
+		if ch.keep {
+			var err error
+			if key, err = prefixKey(inputs, sched, chooser); err != nil {
+				failScenario(t, err.Error())
+			}
+			if passed.walk(key, ch) {
+				return // a run already made, which passed
+			}
+		}
 		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, refs: p.shape.refs}
 		if hung {
 			opts.Timeout = afterHang(opts.timeout(sc))
 		}
-		out, err := p.execute(sched, newChooser(t, ch), opts)
+		out, err := p.execute(sched, chooser, opts)
 		if err != nil {
 			failScenario(t, err.Error())
+		}
+		if ch.nondeterministic != "" {
+			failScenario(t, ch.nondeterministic)
 		}
 		if out.Failure != nil && out.Failure.Verdict == Hang {
 			hung = true
@@ -96,8 +113,14 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 			cfg.observe(out, ch.log)
 		}
 		if out.Failure != nil {
+			if passed == nil && !cfg.noMemo {
+				passed = &passedRuns{}
+			}
 			t.Logf("trace of the failing run:\n%v", lazyTrace{out.Cluster.Trace()})
 			fail(t, out.Failure, sched)
+		}
+		if ch.keep {
+			passed.record(key, ch)
 		}
 	}
 }
@@ -173,15 +196,51 @@ type rapidChooser struct {
 	t    *rapid.T
 	gens []*rapid.Generator[int]
 	log  []int
+	// keep records the draws for the memo of passing runs; draws are
+	// the choices drawn from rapid, the first ahead of them drawn by the
+	// memo's walk before the run, taken those the run has had.
+	keep         bool
+	draws        []draw
+	ahead, taken int
+	// nondeterministic says how the run left the draws made ahead of it.
+	nondeterministic string
 }
 
 func (ch *rapidChooser) Choose(n int, label string) int {
+	var v int
+	if ch.taken < ch.ahead {
+		d := ch.draws[ch.taken]
+		v = d.value
+		if d.n != n && ch.nondeterministic == "" {
+			ch.nondeterministic = nondeterministic(ch.taken, d, draw{n: n, label: label})
+			v = min(v, n-1)
+		}
+	} else {
+		v = ch.gen(n).Draw(ch.t, label)
+		if ch.keep {
+			ch.draws = append(ch.draws, draw{n: n, value: v, label: label})
+		}
+	}
+	ch.taken++
+	ch.log = append(ch.log, v)
+	return v
+}
+
+// drawAhead draws a choice among n before the run asks for it; the run
+// takes it with its next Choose.
+func (ch *rapidChooser) drawAhead(n int, label string) int {
+	v := ch.gen(n).Draw(ch.t, label)
+	ch.draws = append(ch.draws, draw{n: n, value: v, label: label})
+	ch.ahead++
+	return v
+}
+
+// gen is rapid's generator of a choice among n.
+func (ch *rapidChooser) gen(n int) *rapid.Generator[int] {
 	for len(ch.gens) < n {
 		ch.gens = append(ch.gens, rapid.IntRange(0, len(ch.gens)))
 	}
-	v := ch.gens[n-1].Draw(ch.t, label)
-	ch.log = append(ch.log, v)
-	return v
+	return ch.gens[n-1]
 }
 
 // ReplayChooser replays recorded choices. A choice out of range, or one

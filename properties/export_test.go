@@ -7,3 +7,10 @@ func FaultPerTree(opts ExploreOptions) ExploreOptions {
 	opts.faultPerTree = true
 	return opts
 }
+
+// WithoutMemo returns opts making every run of a search, even one that
+// repeats a run that passed.
+func WithoutMemo(opts SearchOptions) SearchOptions {
+	opts.noMemo = true
+	return opts
+}

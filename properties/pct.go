@@ -2,6 +2,7 @@ package properties
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/converge-sim/converge/model"
@@ -93,6 +94,10 @@ func newPCTChooser(t *rapid.T, rc *rapidChooser, l pctLayout, depth int) *pctCho
 		change:  change,
 	}
 }
+
+// memoKey is what the chooser drew before the run: a run's steps follow
+// from it and the rapid choices of the run.
+func (p *pctChooser) memoKey() string { return fmt.Sprint(p.prio, p.change) }
 
 func (p *pctChooser) chooseStep(r *runner, _ int, busy bool) int {
 	acts := r.acts

@@ -52,6 +52,10 @@ type SearchOptions struct {
 	// a nil *rapid.T: a Wrap hands its *rapid.T to the property and uses
 	// it no further, as InBubble does.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
+
+	// noMemo makes every run of the search, the tests that compare
+	// searches with the memo of passing runs and without it.
+	noMemo bool
 }
 
 // Counterexample is a failure found by Search, shrunk by rapid to a minimal
@@ -241,7 +245,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		choices   []int
 		times     []model.Time
 	)
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, observe: func(out *Outcome, ch []int) {
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, observe: func(out *Outcome, ch []int) {
 		last = out
 		if !failedYet {
 			runs++

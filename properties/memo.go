@@ -1,0 +1,121 @@
+package properties
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// passedRuns remembers, once a property has failed, the runs that passed,
+// keyed by everything they drew: the inputs, the fault schedule, the
+// strategy's up-front draws and every choice. rapid's shrinker proposes
+// thousands of bit strings, and most of them decode to a run already made,
+// since it lowers bits that decide no choice's value (docs/design.md,
+// "Shrinking without re-running"). A run is a function of its draws, so a
+// proposal that decodes to a passing run is answered without running it.
+// Failing runs are always run again: rapid's check that a failure
+// reproduces stays a real run.
+type passedRuns struct {
+	roots map[string]*drawNode
+	nodes int
+}
+
+// maxDrawNodes bounds the memory of one property's memo: past it, passing
+// runs are no longer recorded (those recorded still answer).
+const maxDrawNodes = 1 << 20
+
+// drawNode is a point of a recorded run: the choice it drew next, among n
+// values, and the runs that went on from each value; passed ends a run
+// that passed.
+type drawNode struct {
+	n      int
+	label  string
+	next   []drawEdge
+	passed bool
+}
+
+type drawEdge struct {
+	value int
+	node  *drawNode
+}
+
+func (d *drawNode) child(value int) *drawNode {
+	for _, e := range d.next {
+		if e.value == value {
+			return e.node
+		}
+	}
+	return nil
+}
+
+// prefixKey is what a run draws before its first choice.
+func prefixKey(inputs Transitions, sched any, ch any) (string, error) {
+	var b strings.Builder
+	for _, v := range []any{inputs, sched} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return "", err
+		}
+		b.Write(data)
+		b.WriteByte(0)
+	}
+	if k, ok := ch.(interface{ memoKey() string }); ok {
+		b.WriteString(k.memoKey())
+	}
+	return b.String(), nil
+}
+
+// walk draws, through ch, the choices of the recorded runs under key for
+// as long as they follow one, and says whether they follow one to its end:
+// a run that passed. The choices drawn are left in ch for the run to take.
+func (m *passedRuns) walk(key string, ch *rapidChooser) bool {
+	node := m.roots[key]
+	for node != nil && !node.passed {
+		node = node.child(ch.drawAhead(node.n, node.label))
+	}
+	return node != nil
+}
+
+// record adds the run under key that drew ch's choices and passed.
+func (m *passedRuns) record(key string, ch *rapidChooser) {
+	if m.roots == nil {
+		m.roots = map[string]*drawNode{}
+	}
+	if m.nodes >= maxDrawNodes {
+		return
+	}
+	node := m.roots[key]
+	if node == nil {
+		node = &drawNode{}
+		m.roots[key] = node
+		m.nodes++
+	}
+	for _, d := range ch.draws {
+		switch {
+		case node.next == nil:
+			node.n, node.label = d.n, d.label
+		case node.n != d.n:
+			return // a nondeterministic run; the property reports it
+		}
+		next := node.child(d.value)
+		if next == nil {
+			next = &drawNode{}
+			node.next = append(node.next, drawEdge{d.value, next})
+			m.nodes++
+		}
+		node = next
+	}
+	node.passed = true
+}
+
+// draw is one choice a run drew from rapid: its value among n.
+type draw struct {
+	n, value int
+	label    string
+}
+
+// nondeterministic says that a run asked for a different choice than an
+// earlier run with the same draws so far did.
+func nondeterministic(i int, was, now draw) string {
+	return fmt.Sprintf("the scenario is nondeterministic: runs with the same draws asked for their choice %d among %d values (%s), then among %d (%s) (trap 6 in docs/design.md)", i, was.n, was.label, now.n, now.label)
+}

@@ -1,0 +1,49 @@
+package properties_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+	"github.com/converge-sim/converge/scenarios"
+)
+
+// TestShrinkingAnswersRepeatedPassingRunsWithoutRunningThem: once a search
+// has failed, a run whose draws repeat those of a run that passed is not
+// made again. The searches build far fewer clusters, and find and shrink
+// to exactly the same counterexample, under random search and PCT (seed 1:
+// 1,579 builds instead of 3,320, and 1,176 instead of 4,485).
+func TestShrinkingAnswersRepeatedPassingRunsWithoutRunningThem(t *testing.T) {
+	const seed = 1
+	for _, strategy := range []properties.Strategy{{Name: properties.StrategyRandom}, {Name: properties.StrategyPCT}} {
+		sc := scenarios.ReplicaSetEdge()
+		build := sc.Build
+		builds := 0
+		sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+			builds++
+			return build(cfg)
+		}
+		opts := properties.SearchOptions{Test: t, Checks: 1000, Seed: seed, Strategy: strategy}
+		with, err := properties.Search(sc, faults.Mix{faults.KindDrop}, opts)
+		require.NoError(t, err)
+		withBuilds := builds
+		builds = 0
+		without, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.WithoutMemo(opts))
+		require.NoError(t, err)
+		require.NotNil(t, with.Counterexample, "%v seed %d", strategy, seed)
+		require.NotNil(t, without.Counterexample, "%v seed %d", strategy, seed)
+
+		assert.Less(t, withBuilds, builds*3/4, "%v seed %d: builds with the memo, without it", strategy, seed)
+		assert.Equal(t, without.Runs, with.Runs)
+		a, b := without.Counterexample, with.Counterexample
+		assert.Equal(t, a.Schedule.String(), b.Schedule.String(), "%v seed %d", strategy, seed)
+		assert.Equal(t, a.Choices, b.Choices, "%v seed %d", strategy, seed)
+		assert.Equal(t, a.Trace.Hash(), b.Trace.Hash(), "%v seed %d", strategy, seed)
+		assert.Equal(t, a.Report(), b.Report(), "%v seed %d", strategy, seed)
+		t.Logf("%v seed %d: %d builds with the memo, %d without", strategy, seed, withBuilds, builds)
+	}
+}
