@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/converge-sim/converge/model"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -163,6 +165,33 @@ func generated(t reflect.Type) bool {
 	return strings.HasPrefix(p, "k8s.io/api/") || strings.HasPrefix(p, "k8s.io/apimachinery/pkg/apis/")
 }
 
+// copyBuiltin is deepCopyInto for the kinds controllers read most, called
+// directly rather than through reflection; false for any other type. A
+// generated DeepCopyInto overwrites every field (see generated).
+func copyBuiltin(src, into client.Object) bool {
+	switch s := src.(type) {
+	case *corev1.Pod:
+		s.DeepCopyInto(into.(*corev1.Pod))
+	case *appsv1.ReplicaSet:
+		s.DeepCopyInto(into.(*appsv1.ReplicaSet))
+	case *appsv1.Deployment:
+		s.DeepCopyInto(into.(*appsv1.Deployment))
+	case *appsv1.StatefulSet:
+		s.DeepCopyInto(into.(*appsv1.StatefulSet))
+	case *corev1.ConfigMap:
+		s.DeepCopyInto(into.(*corev1.ConfigMap))
+	case *corev1.Secret:
+		s.DeepCopyInto(into.(*corev1.Secret))
+	case *corev1.Service:
+		s.DeepCopyInto(into.(*corev1.Service))
+	case *corev1.PersistentVolumeClaim:
+		s.DeepCopyInto(into.(*corev1.PersistentVolumeClaim))
+	default:
+		return false
+	}
+	return true
+}
+
 // deepCopyIntos holds, by type, the DeepCopyInto method of the types
 // that have one (generated code has it on every API type).
 var deepCopyIntos sync.Map
@@ -171,6 +200,13 @@ var deepCopyIntos sync.Map
 // through the type's DeepCopyInto, which fills into in place, or else
 // by copying DeepCopyObject's result in.
 func deepCopyInto(src, into client.Object) {
+	if !copyBuiltin(src, into) {
+		reflectCopyInto(src, into)
+	}
+}
+
+// reflectCopyInto is deepCopyInto for any type, through reflection.
+func reflectCopyInto(src, into client.Object) {
 	t := reflect.TypeOf(src)
 	m, ok := deepCopyIntos.Load(t)
 	if !ok {

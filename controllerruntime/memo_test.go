@@ -10,6 +10,8 @@ import (
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -200,4 +202,57 @@ func TestDeepCopyIntoOverwritesEveryField(t *testing.T) {
 	assert.Equal(t, src, into)
 	into.Labels["app"] = "changed"
 	assert.Equal(t, "web", src.Labels["app"], "a deep copy")
+}
+
+// The kinds copyBuiltin copies directly are copied as the reflective path
+// copies them, and another kind takes the reflective path.
+func TestCopyBuiltinAgreesWithReflection(t *testing.T) {
+	replicas := int32(3)
+	for _, src := range []client.Object{
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}}},
+		&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.ReplicaSetSpec{Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"k": "v"}},
+	} {
+		direct := src.DeepCopyObject().(client.Object)
+		reflected := src.DeepCopyObject().(client.Object)
+		direct.SetName("stale")
+		reflected.SetName("stale")
+		assert.True(t, copyBuiltin(src, direct), "%T", src)
+		reflectCopyInto(src, reflected)
+		assert.Equal(t, src, direct)
+		assert.Equal(t, reflected, direct)
+	}
+	assert.False(t, copyBuiltin(&batchv1.Job{}, &batchv1.Job{}))
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Labels: map[string]string{"a": "b"}}}
+	into := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{"x": "y"}}}
+	deepCopyInto(job, into)
+	assert.Equal(t, job, into)
+}
+
+// BenchmarkDeepCopyInto copies a pod as a read out of the memo does:
+// directly (copyBuiltin) and through reflection (any other kind).
+//
+//	go test -run XXX -bench DeepCopyInto ./
+func BenchmarkDeepCopyInto(b *testing.B) {
+	src := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-0", Labels: map[string]string{"app": "web"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "u"}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
+	}
+	for _, c := range []struct {
+		name string
+		copy func(src, into client.Object)
+	}{
+		{"direct", deepCopyInto},
+		{"reflect", reflectCopyInto},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.copy(src, &corev1.Pod{})
+			}
+		})
+	}
 }
