@@ -149,13 +149,19 @@ func equalities(sel labels.Selector) model.Selector {
 	var out model.Selector
 	for _, r := range reqs {
 		op := r.Operator()
-		if op != selection.Equals && op != selection.DoubleEquals && (op != selection.In || r.Values().Len() != 1) {
+		if op != selection.Equals && op != selection.DoubleEquals && op != selection.In {
+			continue
+		}
+		// One distinct value (an In of one value, perhaps repeated),
+		// read without the sorted set Values builds.
+		vals := r.ValuesUnsorted()
+		if len(vals) == 0 || slices.ContainsFunc(vals[1:], func(v string) bool { return v != vals[0] }) {
 			continue
 		}
 		if out == nil {
 			out = model.Selector{}
 		}
-		out[r.Key()] = r.Values().List()[0]
+		out[r.Key()] = vals[0]
 	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -127,5 +129,130 @@ func TestOnlyControllerRuntimesOwnHandlersShareDecodedObjects(t *testing.T) {
 		{handler.Funcs{UpdateFunc: func(context.Context, event.UpdateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {}}, nil, false},
 	} {
 		assert.Equal(t, c.want, readOnly(reflect.ValueOf(c.h), reflect.ValueOf(c.preds)), "%T with %d predicates", c.h, len(c.preds))
+	}
+}
+
+// A merge patch reads the memo's decode of the stored version as its base
+// without changing it: the patched version is served afterwards, and the
+// version before it is still decoded as it was stored.
+func TestPatchLeavesTheMemoizedBaseAlone(t *testing.T) {
+	ctx := context.Background()
+	m, c := memoManager(t)
+	before := getPod(t, c)
+	kept := m.memo.peek(model.UID(before.UID), mustRV(t, before), false)
+	require.NotNil(t, kept, "the read memoized the version")
+	keptCopy := kept.DeepCopyObject()
+
+	p := before.DeepCopy()
+	p.Labels["app"] = "patched"
+	p.Spec.ActiveDeadlineSeconds = new(int64)
+	require.NoError(t, c.Patch(ctx, p, client.MergeFrom(before)))
+	assert.Equal(t, "patched", p.Labels["app"])
+
+	got := getPod(t, c)
+	assert.Equal(t, "patched", got.Labels["app"])
+	require.NotNil(t, got.Spec.ActiveDeadlineSeconds)
+	assert.NotEqual(t, before.ResourceVersion, got.ResourceVersion)
+	assert.Equal(t, keptCopy, kept, "the memo's decode of the base is unchanged")
+	assert.Equal(t, keptCopy, m.memo.peek(model.UID(before.UID), mustRV(t, before), false))
+}
+
+func mustRV(t *testing.T, obj client.Object) uint64 {
+	t.Helper()
+	rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	require.NoError(t, err)
+	return rv
+}
+
+// An event handler's shared decode is kept by the memo itself; a reader
+// of the same version gets its own copy, equal to a fresh decode.
+func TestSharedDecodesAreKeptAndCopiedToReaders(t *testing.T) {
+	m, c := memoManager(t)
+	mo, err := m.cluster.Server().Get("Pod", "default", "a")
+	require.NoError(t, err)
+	m.memo.forget(mo.UID)
+
+	shared := m.sharedObject(mo, false)
+	assert.Same(t, shared, m.sharedObject(mo, false), "the memo keeps the shared decode itself")
+	fresh := &corev1.Pod{}
+	require.NoError(t, m.conv.FromModel(mo, fresh))
+	assert.Equal(t, fresh, shared)
+
+	got := getPod(t, c)
+	assert.NotSame(t, shared, got)
+	got.Labels["app"] = "changed"
+	got.Spec.Containers[0].Image = "changed"
+	assert.Equal(t, fresh, shared, "a reader's copy is its own")
+}
+
+// deepCopyInto leaves nothing of what into held before: a generated
+// DeepCopyInto overwrites every field, so it is not zeroed first.
+func TestDeepCopyIntoOverwritesEveryField(t *testing.T) {
+	src := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a", Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
+	}
+	into := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{"x": "y"}, Finalizers: []string{"f"}},
+		Spec:       corev1.PodSpec{NodeName: "n", Volumes: []corev1.Volume{{Name: "v"}}},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+	assert.True(t, generated(reflect.TypeFor[corev1.Pod]()))
+	deepCopyInto(src, into)
+	assert.Equal(t, src, into)
+	into.Labels["app"] = "changed"
+	assert.Equal(t, "web", src.Labels["app"], "a deep copy")
+}
+
+// The kinds copyBuiltin copies directly are copied as the reflective path
+// copies them, and another kind takes the reflective path.
+func TestCopyBuiltinAgreesWithReflection(t *testing.T) {
+	replicas := int32(3)
+	for _, src := range []client.Object{
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}}},
+		&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.ReplicaSetSpec{Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"k": "v"}},
+	} {
+		direct := src.DeepCopyObject().(client.Object)
+		reflected := src.DeepCopyObject().(client.Object)
+		direct.SetName("stale")
+		reflected.SetName("stale")
+		assert.True(t, copyBuiltin(src, direct), "%T", src)
+		reflectCopyInto(src, reflected)
+		assert.Equal(t, src, direct)
+		assert.Equal(t, reflected, direct)
+	}
+	assert.False(t, copyBuiltin(&batchv1.Job{}, &batchv1.Job{}))
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Labels: map[string]string{"a": "b"}}}
+	into := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{"x": "y"}}}
+	deepCopyInto(job, into)
+	assert.Equal(t, job, into)
+}
+
+// BenchmarkDeepCopyInto copies a pod as a read out of the memo does:
+// directly (copyBuiltin) and through reflection (any other kind).
+//
+//	go test -run XXX -bench DeepCopyInto ./
+func BenchmarkDeepCopyInto(b *testing.B) {
+	src := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-0", Labels: map[string]string{"app": "web"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "u"}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
+	}
+	for _, c := range []struct {
+		name string
+		copy func(src, into client.Object)
+	}{
+		{"direct", deepCopyInto},
+		{"reflect", reflectCopyInto},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.copy(src, &corev1.Pod{})
+			}
+		})
 	}
 }

@@ -54,11 +54,7 @@ func (n *notifier) notify(note model.Notification) []model.Request {
 	if note.Type == model.Deleted && n.memo != nil && note.Object != nil {
 		n.memo.forget(note.Object.UID)
 	}
-	out := make([]model.Request, len(q.reqs))
-	for i, r := range q.reqs {
-		out[i] = model.Request{Namespace: r.Namespace, Name: r.Name}
-	}
-	return out
+	return q.requests()
 }
 
 // allow reports whether every global and per-watch predicate lets an
@@ -80,11 +76,22 @@ func allow(global, own []predicate.Predicate, pass func(predicate.Predicate) boo
 // collector is the work queue event handlers see: it collects what they
 // add, and the model's queue takes it from there. A delayed or
 // rate-limited add counts as an add.
-type collector struct{ reqs []reconcile.Request }
+// It keeps them as the model's requests, which the model takes as they are.
+type collector struct{ reqs []model.Request }
 
 var _ workqueue.TypedRateLimitingInterface[reconcile.Request] = (*collector)(nil)
 
-func (c *collector) Add(r reconcile.Request)                       { c.reqs = append(c.reqs, r) }
+// requests returns what the handlers added, in order; never nil.
+func (c *collector) requests() []model.Request {
+	if c.reqs == nil {
+		return []model.Request{}
+	}
+	return c.reqs
+}
+
+func (c *collector) Add(r reconcile.Request) {
+	c.reqs = append(c.reqs, model.Request{Namespace: r.Namespace, Name: r.Name})
+}
 func (c *collector) AddAfter(r reconcile.Request, _ time.Duration) { c.Add(r) }
 func (c *collector) AddRateLimited(r reconcile.Request)            { c.Add(r) }
 func (c *collector) Forget(reconcile.Request)                      {}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/converge-sim/converge/model"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -54,11 +55,8 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, po *client.P
 	}
 	// The base is typed where the kind has a Go type, for a strategic
 	// merge patch's merge keys; the result takes the caller's form.
-	base, err := cl.conv.New(mo.Kind)
+	base, err := cl.patchBase(cur)
 	if err != nil {
-		return err
-	}
-	if err := cl.fromModel(cur, base); err != nil {
 		return err
 	}
 	patched, err := applyPatch(base, patch.Type(), data)
@@ -84,6 +82,28 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, po *client.P
 		write = func(o *model.Object) error { return cl.w.UpdateStatus(o) }
 	}
 	return cl.writeRecorded(next, obj, po.FieldManager, status, write)
+}
+
+// patchBase returns the typed (or, for a kind without a Go type,
+// unstructured) form of cur that a patch is applied to. applyPatch only
+// reads it (it marshals it, and a strategic merge patch reads merge keys
+// from its type), so the memo's own decode of cur serves when it has one,
+// uncopied; otherwise a fresh decode.
+func (cl *modelClient) patchBase(cur *model.Object) (client.Object, error) {
+	base, err := cl.conv.New(cur.Kind)
+	if err != nil {
+		return nil, err
+	}
+	if cl.versions == nil && cl.memo != nil && cur.UID != "" && cur.ResourceVersion != 0 {
+		_, u := base.(runtime.Unstructured)
+		if kept := cl.memo.peek(cur.UID, cur.ResourceVersion, u); kept != nil && reflect.TypeOf(kept) == reflect.TypeOf(base) {
+			return kept, nil
+		}
+	}
+	if err := cl.fromModel(cur, base); err != nil {
+		return nil, err
+	}
+	return base, nil
 }
 
 // errStrategicUntyped is the API server's answer to a strategic merge

@@ -126,11 +126,7 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		q := &collector{}
 		m.clock.sync(m.cluster)
 		current.pm.env.dispatch(current.ctx, current.sources, n, q)
-		out := make([]model.Request, len(q.reqs))
-		for i, r := range q.reqs {
-			out[i] = model.Request{Namespace: r.Namespace, Name: r.Name}
-		}
-		return out
+		return q.requests()
 	}
 	spec.NewReconciler = func(mc model.Client) model.Reconciler {
 		pm := m.newProjectManager(mc, name)

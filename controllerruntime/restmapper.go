@@ -2,6 +2,7 @@ package controllerruntime
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,10 +41,26 @@ func (m *restMapper) namespaced(kind string) bool {
 
 // resource returns gvk's resource, plural and singular.
 func (m *restMapper) resource(gvk schema.GroupVersionKind) (plural, singular schema.GroupVersionResource) {
-	plural, singular = meta.UnsafeGuessKindToResource(gvk)
+	plural, singular = guessResource(gvk)
 	if p, ok := m.plurals[gvk.Kind]; ok {
 		plural.Resource = p
 	}
+	return plural, singular
+}
+
+// guessed keeps meta.UnsafeGuessKindToResource's answer for each kind
+// asked about (every API error a client returns names its resource): a
+// function of the kind alone, shared by every mapper and safe for
+// concurrent use.
+var guessed sync.Map // schema.GroupVersionKind → [2]schema.GroupVersionResource
+
+func guessResource(gvk schema.GroupVersionKind) (plural, singular schema.GroupVersionResource) {
+	if g, ok := guessed.Load(gvk); ok {
+		r := g.([2]schema.GroupVersionResource)
+		return r[0], r[1]
+	}
+	plural, singular = meta.UnsafeGuessKindToResource(gvk)
+	guessed.Store(gvk, [2]schema.GroupVersionResource{plural, singular})
 	return plural, singular
 }
 

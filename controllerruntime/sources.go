@@ -236,12 +236,27 @@ func (f *eventForms) get(e *env, note model.Notification, unstructured, shared b
 // uncopied, for code that only reads it; or, when the memo lacks it, a
 // fresh decode.
 func (e *env) sharedObject(mo *model.Object, asUnstructured bool) client.Object {
-	if e.memo != nil {
-		if obj := e.memo.peek(mo.UID, mo.ResourceVersion, asUnstructured); obj != nil {
-			return obj
-		}
+	if e.memo == nil || e.versions != nil || mo.UID == "" || mo.ResourceVersion == 0 {
+		return e.eventObject(mo, asUnstructured)
 	}
-	return e.eventObject(mo, asUnstructured)
+	if obj := e.memo.peek(mo.UID, mo.ResourceVersion, asUnstructured); obj != nil {
+		return obj
+	}
+	// A fresh decode, which the memo keeps itself rather than a copy of
+	// it: its readers only read it, as they read the memo's own.
+	var like runtime.Object
+	if asUnstructured {
+		like = &unstructured.Unstructured{}
+	}
+	obj, err := e.newObject(mo.Kind, like)
+	if err == nil {
+		err = e.conv.FromModel(mo, obj)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("controllerruntime: cannot decode %s: %v", mo.Ref(), err))
+	}
+	e.memo.keep(mo.UID, mo.ResourceVersion, obj)
+	return obj
 }
 
 // eventObject decodes a stored object the informer handed over, typed or
