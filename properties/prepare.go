@@ -1,6 +1,9 @@
 package properties
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"pgregory.net/rapid"
@@ -53,11 +56,38 @@ func Prepare(sc Scenario, mix faults.Mix) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := &shape{sc: sc, b: sc.bounds(c), topology: faults.TopologyOf(c, sc.Edits, sc.Rivals), static: staticLayout(c), refs: newReferenceMemo()}
+	topo, err := topologyOf(sc, c)
+	if err != nil {
+		return nil, err
+	}
+	sh := &shape{sc: sc, b: sc.bounds(c), topology: topo, static: staticLayout(c), refs: newReferenceMemo()}
 	if sc.Inputs != nil {
 		sh.inputs = sc.Inputs.generator()
 	}
 	return sh.under(mix)
+}
+
+// topologyOf is what faults may strike in the scenario's cluster c: its
+// controllers, or those of them it names in FaultTargets, and its edits
+// and rivals.
+func topologyOf(sc Scenario, c *model.Cluster) (faults.Topology, error) {
+	topo := faults.TopologyOf(c, sc.Edits, sc.Rivals)
+	if len(sc.FaultTargets) == 0 {
+		return topo, nil
+	}
+	var aimed []faults.Target
+	for _, name := range sc.FaultTargets {
+		i := slices.IndexFunc(topo.Targets, func(t faults.Target) bool { return t.Controller == name })
+		if i < 0 {
+			return faults.Topology{}, fmt.Errorf("scenario %q: FaultTargets names %q, which is not a controller of its cluster", sc.Name, name)
+		}
+		if slices.ContainsFunc(aimed, func(t faults.Target) bool { return t.Controller == name }) {
+			return faults.Topology{}, fmt.Errorf("scenario %q: FaultTargets names %q twice", sc.Name, name)
+		}
+		aimed = append(aimed, topo.Targets[i])
+	}
+	topo.Targets = aimed
+	return topo, nil
 }
 
 // under prepares the shape's scenario under mix.

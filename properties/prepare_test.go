@@ -93,3 +93,45 @@ func TestReplayLine(t *testing.T) {
 		assert.Equal(t, tc.want, properties.ReplayLine("fuzzrun", "sc", mix, tc.s, 7), "%+v", tc.s)
 	}
 }
+
+// TestFaultTargetsAimTheFaultsAtTheNamedControllers: a scenario that names
+// its operator in FaultTargets draws every fault aimed at a controller at
+// the operator alone (edits are not aimed at one, and stay); a name that
+// is not a controller of the cluster, or one named twice, is an error.
+func TestFaultTargetsAimTheFaultsAtTheNamedControllers(t *testing.T) {
+	sc := scenarios.DatabaseBroken()
+	require.Equal(t, []string{"database"}, sc.FaultTargets)
+	all := sc
+	all.FaultTargets = nil
+	mix := faults.Mix{faults.KindRestart, faults.KindDrop, faults.KindEdit}
+	whole, err := properties.PlanFor(all, mix)
+	require.NoError(t, err)
+	require.Greater(t, len(whole.Topology.Targets), 1, "the operator runs among built-in controllers")
+
+	aimed, err := properties.PlanFor(sc, mix)
+	require.NoError(t, err)
+	require.Len(t, aimed.Topology.Targets, 1)
+	assert.Equal(t, "database", aimed.Topology.Targets[0].Controller)
+	assert.Equal(t, whole.Topology.Edits, aimed.Topology.Edits)
+	struck := 0
+	for seed := range 50 {
+		for _, f := range faults.Schedules(mix, aimed.Topology, aimed.Budget).Example(seed) {
+			if a, ok := f.Fault.(faults.Aimed); ok {
+				assert.Equal(t, "database", a.Target(), "seed %d: %s", seed, f)
+				struck++
+			}
+		}
+	}
+	assert.Positive(t, struck, "restarts and drops were drawn")
+
+	for names, want := range map[string][]string{
+		`FaultTargets names "kubelet", which is not a controller of its cluster`: {"database", "kubelet"},
+		`FaultTargets names "database" twice`:                                    {"database", "database"},
+	} {
+		bad := sc
+		bad.FaultTargets = want
+		_, err := properties.Prepare(bad, mix)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), names)
+	}
+}

@@ -53,6 +53,11 @@ type Scenario struct {
 	Edits []faults.EditTarget
 	// Rivals lists the fields a rival fault may fight a controller over.
 	Rivals []faults.EditTarget
+	// FaultTargets, if set, names the controllers the faults aimed at a
+	// controller strike (every kind but edit and rival): the operator
+	// under test, say, among built-in controllers whose restarts and lost
+	// events it is not about. Empty: every controller of the cluster.
+	FaultTargets []string
 	// Invariants are checked after every step.
 	Invariants []Invariant
 	// Monitors, if set, returns further invariants for one run, built on

@@ -26,7 +26,7 @@ func TestDiagnosisGolden(t *testing.T) {
 		{"replicaset-noresync", faults.Mix{faults.KindDrop}, 115},
 		{"hpa-gitops-fight", faults.Mix{}, 1},
 		{"pdb-drain", faults.Mix{}, 1},
-		{"database-broken", faults.Mix{faults.KindRestart}, 137},
+		{"database-broken", faults.Mix{faults.KindRestart}, 21},
 		{"timetravel", faults.Mix{faults.KindTimeTravel}, 33},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
