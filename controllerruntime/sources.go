@@ -244,17 +244,7 @@ func (e *env) sharedObject(mo *model.Object, asUnstructured bool) client.Object 
 	}
 	// A fresh decode, which the memo keeps itself rather than a copy of
 	// it: its readers only read it, as they read the memo's own.
-	var like runtime.Object
-	if asUnstructured {
-		like = &unstructured.Unstructured{}
-	}
-	obj, err := e.newObject(mo.Kind, like)
-	if err == nil {
-		err = e.conv.FromModel(mo, obj)
-	}
-	if err != nil {
-		panic(fmt.Sprintf("controllerruntime: cannot decode %s: %v", mo.Ref(), err))
-	}
+	obj := e.decodeEvent(mo, asUnstructured, func(mo *model.Object, into client.Object) error { return e.conv.FromModel(mo, into) })
 	e.memo.keep(mo.UID, mo.ResourceVersion, obj)
 	return obj
 }
@@ -264,13 +254,19 @@ func (e *env) sharedObject(mo *model.Object, asUnstructured bool) client.Object 
 // failing to decode it is a finding (a real informer would log and drop
 // it).
 func (e *env) eventObject(mo *model.Object, asUnstructured bool) client.Object {
+	return e.decodeEvent(mo, asUnstructured, e.fromModel)
+}
+
+// decodeEvent decodes mo into a new object, typed or unstructured, with
+// decode; failing to decode it is a finding.
+func (e *env) decodeEvent(mo *model.Object, asUnstructured bool, decode func(*model.Object, client.Object) error) client.Object {
 	var like runtime.Object
 	if asUnstructured {
 		like = &unstructured.Unstructured{}
 	}
 	obj, err := e.newObject(mo.Kind, like)
 	if err == nil {
-		err = e.fromModel(mo, obj)
+		err = decode(mo, obj)
 	}
 	if err != nil {
 		panic(fmt.Sprintf("controllerruntime: cannot decode %s: %v", mo.Ref(), err))

@@ -197,9 +197,9 @@ type rapidChooser struct {
 	t    *rapid.T
 	gens []*rapid.Generator[int]
 	log  []int
-	// keep records the draws for the memo of passing runs; draws are
-	// the choices drawn from rapid, the first ahead of them drawn by the
-	// memo's walk before the run, taken those the run has had.
+	// keep says the memo of passing runs is on: the run's draws are
+	// recorded in draws. The memo's walk draws the first ahead of them
+	// before the run starts; taken counts the choices the run has had.
 	keep         bool
 	draws        []draw
 	ahead, taken int
@@ -212,9 +212,11 @@ func (ch *rapidChooser) Choose(n int, label string) int {
 	if ch.taken < ch.ahead {
 		d := ch.draws[ch.taken]
 		v = d.value
-		if d.n != n && ch.nondeterministic == "" {
-			ch.nondeterministic = nondeterministic(ch.taken, d, draw{n: n, label: label})
-			v = min(v, n-1)
+		if d.n != n {
+			if ch.nondeterministic == "" {
+				ch.nondeterministic = nondeterministic(ch.taken, d, draw{n: n, label: label})
+			}
+			v = min(v, n-1) // in range, for the run to end and be reported
 		}
 	} else {
 		v = ch.gen(n).Draw(ch.t, label)

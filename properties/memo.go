@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 )
 
 // passedRuns remembers, once a property has failed, the runs that passed,
@@ -49,9 +52,9 @@ func (d *drawNode) child(value int) *drawNode {
 }
 
 // prefixKey is what a run draws before its first choice.
-func prefixKey(inputs Transitions, sched any, ch any) (string, error) {
+func prefixKey(inputs Transitions, sched faults.Schedule, ch model.Chooser) (string, error) {
 	var b strings.Builder
-	for _, v := range []any{inputs, sched} {
+	for _, v := range []json.Marshaler{inputs, sched} {
 		data, err := json.Marshal(v)
 		if err != nil {
 			return "", err
