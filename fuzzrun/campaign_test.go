@@ -104,7 +104,7 @@ func TestIdenticalFindingsAreWrittenOnceWithACount(t *testing.T) {
 	assert.Less(t, len(files), failures, "some failures shrink to the same schedule")
 
 	// A second campaign into the same directory counts on.
-	code, _, stderr = run("-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", dir)
+	code, _, stderr = run("-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed, "-runs", "1", "-workers", "1", "-out", dir)
 	require.Equal(t, fuzzrun.ExitOK, code, stderr)
 	again := 0
 	for _, path := range files {

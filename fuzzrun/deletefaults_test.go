@@ -25,7 +25,7 @@ func exitCode(t *testing.T, err error) int {
 	return 0
 }
 
-// TestFindingFileHoldsTheFaultsLeft: seed 197 of the timetravel row shrinks
+// TestFindingFileHoldsTheFaultsLeft: seed 97 of the timetravel row shrinks
 // under rapid to two time travels where the failure needs one (see
 // properties' TestDeletionLeavesOneFaultOfTimeTravelSeed). A campaign of the
 // fuzzrun binary from that seed writes a finding file with the one fault
@@ -34,7 +34,7 @@ func exitCode(t *testing.T, err error) int {
 func TestFindingFileHoldsTheFaultsLeft(t *testing.T) {
 	bin := buildFuzzrun(t)
 	dir := t.TempDir()
-	out, err := exec.Command(bin, "-json", "-scenario", "timetravel", "-faults", "timetravel", "-seed", "197", "-runs", "1", "-workers", "1", "-out", dir).Output()
+	out, err := exec.Command(bin, "-json", "-scenario", "timetravel", "-faults", "timetravel", "-seed", "97", "-runs", "1", "-workers", "1", "-out", dir).Output()
 	require.Equal(t, fuzzrun.ExitOK, exitCode(t, err), "the row fails as it must:\n%s", out)
 	found := events(t, string(out))["finding"]
 	require.Len(t, found, 1, "%s", out)
@@ -45,7 +45,7 @@ func TestFindingFileHoldsTheFaultsLeft(t *testing.T) {
 	require.Len(t, f.Schedule, 1, "the finding holds one fault:\n%s", f.Report)
 	travel, ok := f.Schedule[0].Fault.(faults.TimeTravel)
 	require.True(t, ok, "%v", f.Schedule)
-	assert.Equal(t, uint64(5), travel.Behind, "the time travel the failure needs, not the one version behind rapid left")
+	assert.Equal(t, uint64(8), travel.Behind, "the time travel the failure needs, not the one version behind rapid left")
 	assert.Contains(t, f.Report, "fault schedule (1 fault):\n  "+f.Schedule.Lines()[0]+"\n")
 
 	replay := exec.Command(bin, "-replay", path)
@@ -53,8 +53,8 @@ func TestFindingFileHoldsTheFaultsLeft(t *testing.T) {
 	assert.Equal(t, fuzzrun.ExitOK, exitCode(t, err), "the replay reproduces the failure the row must show:\n%s", got)
 	report, _, ok := strings.Cut(string(got), "trace (")
 	require.True(t, ok, "the replay prints its trace:\n%s", got)
-	assert.Contains(t, report, "scenario timetravel, faults timetravel, seed 197")
+	assert.Contains(t, report, "scenario timetravel, faults timetravel, seed 97")
 	assert.Contains(t, report, "invariant a live App's volumes are never deleted by its controller violated")
-	assert.Contains(t, report, "fault schedule (1 fault):\n  t=0 timetravel: restart deletes-by-name (down 1 ticks); it relists from a server 5 versions behind\n")
+	assert.Contains(t, report, "fault schedule (1 fault):\n  t=2 timetravel: restart deletes-by-name (down 1 ticks); it relists from a server 8 versions behind\n")
 	assert.NotContains(t, report, "1 version behind")
 }

@@ -14,6 +14,13 @@ import (
 // controller, restarted, creates a second set of pods.
 const edgeFinding = "testdata/finding-replicaset-edge-goal-unmet-6122bddfe348.json"
 
+// The first seeds at which replicaset-edge fails under restart, with
+// random search and with PCT.
+const (
+	edgeSeed    = "3"
+	pctEdgeSeed = "17"
+)
+
 func TestAFindingFileRoundTrips(t *testing.T) {
 	data, err := os.ReadFile(edgeFinding)
 	require.NoError(t, err)

@@ -187,7 +187,7 @@ func TestSmallerDefects(t *testing.T) {
 	t.Run("an unwritable -out is not reported as written", func(t *testing.T) {
 		// The same campaign into a writable directory names the file.
 		first := t.TempDir()
-		code, _, _ := cli(t, "-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", first)
+		code, _, _ := cli(t, "-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed, "-runs", "1", "-workers", "1", "-out", first)
 		require.Equal(t, fuzzrun.ExitOK, code)
 		names, err := filepath.Glob(filepath.Join(first, "finding-*.json"))
 		require.NoError(t, err)
@@ -197,7 +197,7 @@ func TestSmallerDefects(t *testing.T) {
 		// even for root.
 		blocker := filepath.Join(dir, filepath.Base(names[0]))
 		require.NoError(t, os.MkdirAll(filepath.Join(blocker, "x"), 0o755))
-		code, out, stderr := cli(t, "-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", dir)
+		code, out, stderr := cli(t, "-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed, "-runs", "1", "-workers", "1", "-out", dir)
 		assert.Equal(t, fuzzrun.ExitUsage, code)
 		assert.Contains(t, stderr, "cannot write finding")
 		assert.Contains(t, out, "1 writes to "+dir+" failed")

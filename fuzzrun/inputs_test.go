@@ -32,7 +32,7 @@ func TestAFindingWithTransitionsRoundTrips(t *testing.T) {
 // file that prints the same report and trace every time.
 func TestAnInputCampaignFindsReplaysAndRoundTrips(t *testing.T) {
 	dir := t.TempDir()
-	code, out, stderr := cli(t, "-json", "-scenario", "cache-stale-tier,cache-fixed", "-runs", "30", "-workers", "1", "-out", dir)
+	code, out, stderr := cli(t, "-json", "-scenario", "cache-stale-tier,cache-fixed", "-runs", "60", "-workers", "1", "-out", dir)
 	require.Equal(t, fuzzrun.ExitOK, code, "%s\n%s", out, stderr)
 	ev := events(t, out)
 	rows := map[string]map[string]any{}

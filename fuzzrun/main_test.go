@@ -161,25 +161,25 @@ func TestExpectedFailureNotFoundExitsOne(t *testing.T) {
 }
 
 func TestReplayOfASeedIsByteIdentical(t *testing.T) {
-	args := []string{"-scenario", "replicaset-edge", "-faults", "restart", "-seed", "1"}
+	args := []string{"-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed}
 	code1, out1, _ := run(args...)
 	code2, out2, _ := run(args...)
 	assert.Equal(t, fuzzrun.ExitOK, code1, "the failure is what the scenario must show")
 	assert.Equal(t, code1, code2)
 	assert.Equal(t, out1, out2)
 	assert.Contains(t, out1, "trace (")
-	assert.Contains(t, out1, "replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults restart -seed 1")
+	assert.Contains(t, out1, "replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults restart -seed "+edgeSeed)
 }
 
 func TestReplayOfASeedWithPCTNamesTheStrategy(t *testing.T) {
-	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "restart", "-strategy", "pct", "-seed", "5")
+	code, out, _ := run("-scenario", "replicaset-edge", "-faults", "restart", "-strategy", "pct", "-seed", pctEdgeSeed)
 	assert.Equal(t, fuzzrun.ExitOK, code, out)
-	assert.Contains(t, out, "-strategy pct -seed 5\n")
+	assert.Contains(t, out, "-strategy pct -seed "+pctEdgeSeed+"\n")
 }
 
 func TestReplayOfASeedAsJSONLines(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := fuzzrun.Run([]string{"-scenario", "replicaset-edge", "-faults", "restart", "-seed", "1", "-trace-json"}, &out, &errOut, scenarios.All())
+	code := fuzzrun.Run([]string{"-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed, "-trace-json"}, &out, &errOut, scenarios.All())
 	require.Equal(t, fuzzrun.ExitOK, code)
 	assert.Contains(t, errOut.String(), "goal-unmet", "the report goes to stderr")
 	dec := json.NewDecoder(&out)

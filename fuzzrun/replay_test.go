@@ -22,7 +22,7 @@ import (
 func findingFile(t *testing.T, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	args := append([]string{"-json", "-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", dir}, extra...)
+	args := append([]string{"-json", "-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed, "-runs", "1", "-workers", "1", "-out", dir}, extra...)
 	code, out, stderr := run(args...)
 	require.Equal(t, fuzzrun.ExitOK, code, stderr)
 	found := events(t, out)["finding"]
@@ -49,11 +49,11 @@ func TestReplayOfAFindingIsByteIdentical(t *testing.T) {
 }
 
 func TestReplayOfAPCTFindingIsExact(t *testing.T) {
-	path := findingFile(t, "-strategy", "pct", "-seed", "5")
+	path := findingFile(t, "-strategy", "pct", "-seed", pctEdgeSeed)
 	f, err := fuzzrun.ReadFinding(path)
 	require.NoError(t, err)
 	assert.Equal(t, "pct", f.Strategy)
-	assert.Contains(t, f.ReplaySeed, "-strategy pct -seed 5")
+	assert.Contains(t, f.ReplaySeed, "-strategy pct -seed "+pctEdgeSeed)
 	code, out, _ := run("-replay", path)
 	assert.Equal(t, fuzzrun.ExitOK, code)
 	assert.NotContains(t, out, "warning")

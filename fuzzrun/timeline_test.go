@@ -66,7 +66,7 @@ func TestTimelinePages(t *testing.T) {
 
 	t.Run("campaign", func(t *testing.T) {
 		findings := filepath.Join(dir, "findings")
-		cmd := exec.Command(bin, "-scenario", "replicaset-edge", "-faults", "restart", "-runs", "1", "-workers", "1", "-out", findings)
+		cmd := exec.Command(bin, "-scenario", "replicaset-edge", "-faults", "restart", "-seed", edgeSeed, "-runs", "1", "-workers", "1", "-out", findings)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		files, err := filepath.Glob(filepath.Join(findings, "finding-*.json"))

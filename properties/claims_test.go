@@ -14,6 +14,12 @@ import (
 // ciChecks is the number of runs each convergence claim gets.
 const ciChecks = 200
 
+// failChecks bounds the runs of a search that must fail. It stops at its
+// first failure, so the bound costs only a miss; the rarest failures
+// (ignores-conflicts needs a Conflict on its one write, about 1 run in
+// 150) need more than ciChecks.
+const failChecks = 1000
+
 // search runs a search and fails the test on a broken scenario.
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix, checks int) *properties.SearchResult {
 	t.Helper()
@@ -38,7 +44,7 @@ func requireConverges(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 // shrunk to at most maxFaults faults, and returns it.
 func requireFails(t *testing.T, sc properties.Scenario, mix faults.Mix, v properties.Verdict, maxFaults int) *properties.Counterexample {
 	t.Helper()
-	res := search(t, sc, mix, ciChecks)
+	res := search(t, sc, mix, failChecks)
 	cx := res.Counterexample
 	require.NotNil(t, cx, "%s must fail under %s, but %d runs passed", sc.Name, mix, res.Runs)
 	assert.Equal(t, v, cx.Failure.Verdict, cx.Report())

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 
@@ -194,9 +195,8 @@ func (l lazyTrace) String() string {
 // rapidChooser draws every choice from rapid and records it, so that the
 // choices of a failing run can be saved and replayed without rapid.
 type rapidChooser struct {
-	t    *rapid.T
-	gens []*rapid.Generator[int]
-	log  []int
+	t   *rapid.T
+	log []int
 	// keep says the memo of passing runs is on: the run's draws are
 	// recorded in draws. The memo's walk draws the first ahead of them
 	// before the run starts; taken counts the choices the run has had.
@@ -219,7 +219,7 @@ func (ch *rapidChooser) Choose(n int, label string) int {
 			v = min(v, n-1) // in range, for the run to end and be reported
 		}
 	} else {
-		v = ch.gen(n).Draw(ch.t, label)
+		v = drawChoice(ch.t, n, label)
 		if ch.keep {
 			ch.draws = append(ch.draws, draw{n: n, value: v, label: label})
 		}
@@ -232,19 +232,45 @@ func (ch *rapidChooser) Choose(n int, label string) int {
 // drawAhead draws a choice among n before the run asks for it; the run
 // takes it with its next Choose.
 func (ch *rapidChooser) drawAhead(n int, label string) int {
-	v := ch.gen(n).Draw(ch.t, label)
+	v := drawChoice(ch.t, n, label)
 	ch.draws = append(ch.draws, draw{n: n, value: v, label: label})
 	ch.ahead++
 	return v
 }
 
-// gen is rapid's generator of a choice among n.
-func (ch *rapidChooser) gen(n int) *rapid.Generator[int] {
-	for len(ch.gens) < n {
-		ch.gens = append(ch.gens, rapid.IntRange(0, len(ch.gens)))
+// drawChoice draws a choice among n from rapid: one bit says whether it
+// is 0, and only a choice other than 0 draws more bits, the rest of its
+// value. rapid shrinks by lowering and deleting bits, so a shrunk run
+// moves choice by choice toward 0 (settle, the first enabled action, the
+// first object), and a proposal that zeroes a choice's first bit drops
+// that choice's other bits with it instead of leaving the run short of
+// bits midway (docs/design.md, "Shrinking without re-running").
+func drawChoice(t *rapid.T, n int, label string) int {
+	if n == 1 || !choiceBit.Draw(t, label) {
+		return 0
 	}
-	return ch.gens[n-1]
+	return 1 + drawBelow(t, n-1, label)
 }
+
+// drawBelow draws a value in [0, n) uniformly, as its bits from the most
+// significant, drawing again when the bits make n or more.
+func drawBelow(t *rapid.T, n int, label string) int {
+	width := bits.Len(uint(n - 1))
+	for {
+		v := 0
+		for range width {
+			v <<= 1
+			if choiceBit.Draw(t, label) {
+				v |= 1
+			}
+		}
+		if v < n {
+			return v
+		}
+	}
+}
+
+var choiceBit = rapid.Bool()
 
 // ReplayChooser replays recorded choices. A choice out of range, or one
 // asked for after the record ends, marks the replay as diverged: the code

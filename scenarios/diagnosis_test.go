@@ -22,12 +22,12 @@ func TestDiagnosisGolden(t *testing.T) {
 		mix      faults.Mix
 		seed     uint64
 	}{
-		{"replicaset-edge", faults.Mix{faults.KindDrop}, 35},
-		{"replicaset-noresync", faults.Mix{faults.KindDrop}, 115},
+		{"replicaset-edge", faults.Mix{faults.KindDrop}, 6},
+		{"replicaset-noresync", faults.Mix{faults.KindDrop}, 29},
 		{"hpa-gitops-fight", faults.Mix{}, 1},
 		{"pdb-drain", faults.Mix{}, 1},
 		{"database-broken", faults.Mix{faults.KindRestart}, 21},
-		{"timetravel", faults.Mix{faults.KindTimeTravel}, 33},
+		{"timetravel", faults.Mix{faults.KindTimeTravel}, 27},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			sc, ok := scenarios.ByName(tc.scenario)

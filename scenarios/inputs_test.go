@@ -34,7 +34,7 @@ func TestCacheInputBugsAreFoundWithoutAGoalInTwoTransitions(t *testing.T) {
 		{scenarios.CacheKeepsRemovedTier(), 2, `Pod default/web-#1 spec.tier: "gold" after the transitions, <none> in a fresh cluster`},
 	} {
 		t.Run(tc.sc.Name, func(t *testing.T) {
-			res, memo := searchInputs(t, tc.sc, 100)
+			res, memo := searchInputs(t, tc.sc, 300)
 			cx := res.Counterexample
 			require.NotNil(t, cx, "no goal, yet the oracle must find the bug")
 			assert.Equal(t, properties.HistoryDependent, cx.Failure.Verdict, cx.Report())
@@ -80,8 +80,8 @@ func TestTheFixedCacheOperatorIsHistoryIndependent(t *testing.T) {
 
 func TestARunWithInputsIsDeterministic(t *testing.T) {
 	sc := scenarios.CacheKeepsRemovedTier()
-	a, _ := searchInputs(t, sc, 100)
-	b, _ := searchInputs(t, sc, 100)
+	a, _ := searchInputs(t, sc, 300)
+	b, _ := searchInputs(t, sc, 300)
 	require.NotNil(t, a.Counterexample)
 	require.NotNil(t, b.Counterexample)
 	assert.Equal(t, a.Runs, b.Runs)

@@ -22,7 +22,7 @@
 // WriteFile example runs it):
 //
 //	err := timeline.WriteFile("run.html", timeline.Run{
-//		Title:    "scenario replicaset-edge, faults drop, seed 35",
+//		Title:    "scenario replicaset-edge, faults drop, seed 6",
 //		Cluster:  out.Cluster,
 //		Schedule: out.Schedule,
 //	})

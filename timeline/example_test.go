@@ -37,7 +37,7 @@ func ExampleWriteFile() {
 	defer os.RemoveAll(dir)
 
 	err = timeline.WriteFile(filepath.Join(dir, "run.html"), timeline.Run{
-		Title:    "scenario replicaset-edge, faults drop, seed 35",
+		Title:    "scenario replicaset-edge, faults drop, seed 6",
 		Cluster:  out.Cluster,
 		Schedule: out.Schedule,
 	})
@@ -49,7 +49,7 @@ func ExampleWriteFile() {
 		panic(err)
 	}
 	fmt.Println("verdict:", out.Failure.Verdict)
-	fmt.Println("page holds its title:", strings.Contains(string(page), "scenario replicaset-edge, faults drop, seed 35"))
+	fmt.Println("page holds its title:", strings.Contains(string(page), "scenario replicaset-edge, faults drop, seed 6"))
 	// Output:
 	// verdict: goal-unmet
 	// page holds its title: true

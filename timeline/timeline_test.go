@@ -24,7 +24,7 @@ var golden = []struct {
 	mix      faults.Mix
 	seed     uint64
 }{
-	{"replicaset-edge", faults.Mix{faults.KindDrop}, 35},
+	{"replicaset-edge", faults.Mix{faults.KindDrop}, 6},
 	{"hpa-gitops-fight", faults.Mix{}, 1},
 	{"pdb-drain", faults.Mix{}, 1},
 }
@@ -142,27 +142,27 @@ func TestGoldenCounterexamplesRender(t *testing.T) {
 }
 
 // TestDropAndFaultMarks: in the replicaset-edge counterexample the drop
-// fault is a mark on the faults lane, and the delivery it dropped (step 12)
+// fault is a mark on the faults lane, and the delivery it dropped (step 17)
 // a drop mark on the informer's lane, linked to the deleted pod.
 func TestDropAndFaultMarks(t *testing.T) {
-	_, d := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindDrop}, 35))
+	_, d := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindDrop}, 6))
 	inf := laneNamed(d, "informer", "replicaset-edge/Pod")
 	require.GreaterOrEqual(t, inf, 0)
 	var drop, fault bool
 	for _, m := range d.Marks {
-		if m.L == inf && m.S == 12 && strings.Contains(m.C, "drop") {
+		if m.L == inf && m.S == 17 && strings.Contains(m.C, "drop") {
 			drop = true
 			require.GreaterOrEqual(t, m.O, 0)
-			assert.Equal(t, "Pod default/web-hwvt9", d.Objects[m.O].Ref)
+			assert.Equal(t, "Pod default/web-2sql8", d.Objects[m.O].Ref)
 		}
-		if d.Lanes[m.L].Kind == "faults" && m.S == 10 {
+		if d.Lanes[m.L].Kind == "faults" && m.S == 15 {
 			fault = true
 		}
 	}
-	assert.True(t, drop, "a drop mark on the informer lane at step 12")
-	assert.True(t, fault, "a fault mark at step 10")
+	assert.True(t, drop, "a drop mark on the informer lane at step 17")
+	assert.True(t, fault, "a fault mark at step 15")
 	require.Len(t, d.Faults, 1)
-	assert.Equal(t, 10, d.Records[d.Faults[0].R].S)
+	assert.Equal(t, 15, d.Records[d.Faults[0].R].S)
 	assert.Greater(t, d.QuietFrom, 0)
 }
 
@@ -190,7 +190,7 @@ func TestFightHistory(t *testing.T) {
 func TestPageIsDeterministic(t *testing.T) {
 	var pages []string
 	for range 2 {
-		html, _ := render(t, searchRun(t, "replicaset-edge", faults.Mix{faults.KindDrop}, 35))
+		html, _ := render(t, searchRun(t, "replicaset-edge", faults.Mix{faults.KindDrop}, 6))
 		pages = append(pages, html)
 	}
 	assert.Equal(t, pages[0], pages[1])
@@ -243,9 +243,9 @@ func anyHas(classes []string, class string) bool {
 // restart a relist on the informer's lane; a failed update a conflict mark
 // on the API server's lane; a failed reconcile an error mark.
 func TestInformerAndServerMarks(t *testing.T) {
-	_, dup := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindDuplicate}, 3))
+	_, dup := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindDuplicate}, 6))
 	assert.True(t, anyHas(marksOf(dup, "informer"), "dup"), "a duplicate delivery is marked")
-	_, restart := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindRestart}, 1))
+	_, restart := render(t, goldenRun(t, "replicaset-edge", faults.Mix{faults.KindRestart}, 3))
 	assert.True(t, anyHas(marksOf(restart, "informer"), "relist"), "a restart relists the informers")
 	_, pdb := render(t, goldenRun(t, "pdb-drain", faults.Mix{}, 1))
 	assert.True(t, anyHas(marksOf(pdb, "server"), "conflict"), "the replicaset's update-status conflict at step 14")

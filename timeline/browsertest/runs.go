@@ -25,7 +25,7 @@ type Golden struct {
 
 // Goldens are the golden counterexamples.
 var Goldens = []Golden{
-	{"replicaset-edge", faults.Mix{faults.KindDrop}, 35, []string{"chaos", "user"}},
+	{"replicaset-edge", faults.Mix{faults.KindDrop}, 6, []string{"chaos", "user"}},
 	{"hpa-gitops-fight", faults.Mix{}, 1, nil},
 	{"pdb-drain", faults.Mix{}, 1, []string{"admin"}},
 }
