@@ -200,12 +200,10 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 
 // apply updates the cache with e and remembers the old state for notify.
 func (inf *Informer) apply(e Event) {
-	key := keyOf(e.Object)
-	inf.prev = inf.cache.objs[key]
 	if e.Type == Deleted {
-		inf.cache.del(key)
+		inf.prev = inf.cache.del(keyOf(e.Object))
 	} else {
-		inf.cache.put(e.Object)
+		inf.prev = inf.cache.put(e.Object)
 	}
 }
 
@@ -291,9 +289,7 @@ func (inf *Informer) relist() int {
 		return true
 	})
 	for _, o := range listed {
-		old := inf.cache.objs[keyOf(o)]
-		inf.cache.put(o)
-		if old != nil {
+		if old := inf.cache.put(o); old != nil {
 			inf.ctrl.notifyUpdate(inf, old, o)
 		} else {
 			inf.ctrl.notifyAdd(inf, o)
