@@ -25,7 +25,9 @@ type Informer struct {
 	resyncFire func() // the resync timer's action, made once
 	// replay holds the keys a resync still has to replay, one per
 	// delivery step, as client-go's resync queues a Sync delta per key.
-	replay []objKey
+	// replayBuf is its whole array, which the next resync fills again:
+	// replay is cut from the front as it goes.
+	replay, replayBuf []objKey
 
 	// Faults armed on the informer, each consumed by the next delivery.
 	drops  int        // notifications to lose
@@ -353,7 +355,8 @@ func (inf *Informer) dropHeld() {
 // processes the Sync deltas a resync queues. It does not contact the
 // server.
 func (inf *Informer) startReplay() {
-	inf.replay = inf.cache.keys.appendTo(inf.replay[:0])
+	inf.replay = inf.cache.keys.appendTo(inf.replayBuf[:0])
+	inf.replayBuf = inf.replay
 }
 
 // replayNext notifies the controller of the next object to replay that is
