@@ -435,9 +435,9 @@ func (f *fp) informer(inf *Informer) {
 		f.bool(false)
 	}
 	f.int(int64(len(inf.replay)))
-	for _, e := range inf.replay {
-		f.str(e.key.namespace)
-		f.str(e.key.name)
+	for _, k := range inf.replay {
+		f.str(k.namespace)
+		f.str(k.name)
 	}
 	f.int(int64(inf.drops))
 	f.int(int64(inf.dupes))

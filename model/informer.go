@@ -24,14 +24,10 @@ type Informer struct {
 	resyncName string
 	resyncFire func() // the resync timer's action, made once
 	// replay holds the keys a resync still has to replay, one per
-	// delivery step, as client-go's resync queues a Sync delta per key,
-	// each with the object cached at its key when the resync began.
+	// delivery step, as client-go's resync queues a Sync delta per key.
 	// replayBuf is its whole array, which the next resync fills again:
-	// replay is cut from the front as it goes. replayDirty holds the keys
-	// the cache has applied an event to since the resync began, whose
-	// object replay must look up again.
-	replay, replayBuf []entry
-	replayDirty       map[objKey]struct{}
+	// replay is cut from the front as it goes.
+	replay, replayBuf []objKey
 
 	// Faults armed on the informer, each consumed by the next delivery.
 	drops  int        // notifications to lose
@@ -206,17 +202,10 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 
 // apply updates the cache with e and remembers the old state for notify.
 func (inf *Informer) apply(e Event) {
-	key := keyOf(e.Object)
 	if e.Type == Deleted {
-		inf.prev = inf.cache.del(key)
+		inf.prev = inf.cache.del(keyOf(e.Object))
 	} else {
 		inf.prev = inf.cache.put(e.Object)
-	}
-	if len(inf.replay) > 0 {
-		if inf.replayDirty == nil {
-			inf.replayDirty = map[objKey]struct{}{}
-		}
-		inf.replayDirty[key] = struct{}{}
 	}
 }
 
@@ -365,24 +354,9 @@ func (inf *Informer) dropHeld() {
 // delivery steps replay them, one object each, as client-go's informer
 // processes the Sync deltas a resync queues. It does not contact the
 // server.
-//
-// It takes each key's object too, all in one loop: at 10,000 objects a
-// lookup in the cache's map is a cache miss or two, and one lookup per
-// delivery step pays each in full, where a loop of them overlaps them.
-// Only the informer writes its cache, in apply (which marks the key
-// dirty while a replay is pending) and relist (which ends the replay), so
-// an object taken here is still the cached one unless its key is dirty.
-// (deliver replays before it applies the stream's events, so no key is
-// dirty today; the mark keeps replay right should that change.)
 func (inf *Informer) startReplay() {
-	c := inf.cache
-	inf.replay = inf.replayBuf[:0]
-	c.keys.each(func(k objKey) bool {
-		inf.replay = append(inf.replay, entry{k, c.objs[k]})
-		return true
-	})
+	inf.replay = inf.cache.keys.appendTo(inf.replayBuf[:0])
 	inf.replayBuf = inf.replay
-	clear(inf.replayDirty)
 }
 
 // replayNext notifies the controller of the next object to replay that is
@@ -390,13 +364,9 @@ func (inf *Informer) startReplay() {
 // left.
 func (inf *Informer) replayNext() *Object {
 	for len(inf.replay) > 0 {
-		e := inf.replay[0]
+		k := inf.replay[0]
 		inf.replay = inf.replay[1:]
-		o := e.obj
-		if _, dirty := inf.replayDirty[e.key]; dirty {
-			o = inf.cache.objs[e.key]
-		}
-		if o != nil {
+		if o := inf.cache.objs[k]; o != nil {
 			inf.ctrl.notifyUpdate(inf, o, o)
 			return o
 		}

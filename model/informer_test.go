@@ -181,23 +181,3 @@ func TestPanicsFromTheSourcePassThroughTheGuard(t *testing.T) {
 	assert.PanicsWithValue(t, stopRun{}, func() { c.Do(Action{Kind: ActActor}) })
 	assert.Nil(t, c.Panic(), "a draw that stops the run is not the actor's panic")
 }
-
-// TestReplayTakesTheObjectCachedWhenItsTurnComes applies events to the
-// cache in the middle of a resync's replay: an object updated since the
-// resync began is replayed at its new version, a deleted one not at all.
-func TestReplayTakesTheObjectCachedWhenItsTurnComes(t *testing.T) {
-	c, rec := recordingCluster(t, Config{}, 10)
-	require.NoError(t, c.Apply(pod("a"), pod("b"), pod("c")))
-	require.NoError(t, c.Start())
-	inf := c.ctrls[0].informer("Pod")
-	inf.startReplay()
-	b2 := inf.cache.get("default", "b").DeepCopy()
-	b2.ResourceVersion = 7
-	inf.apply(Event{Type: Modified, Object: b2})
-	inf.apply(Event{Type: Deleted, Object: inf.cache.get("default", "c")})
-	(*rec).calls = nil
-	for inf.replayPending() {
-		inf.replayNext()
-	}
-	assert.Equal(t, []string{"update a uid-1→uid-1 1→1", "update b uid-2→uid-2 7→7"}, (*rec).calls)
-}

@@ -181,6 +181,17 @@ func (s *orderedSet[E]) keys() []objKey {
 	return out
 }
 
+// appendTo appends the elements in order to dst.
+func (s *orderedSet[E]) appendTo(dst []E) []E {
+	if s == nil {
+		return dst
+	}
+	for _, c := range s.chunks {
+		dst = append(dst, c...)
+	}
+	return dst
+}
+
 // index maps an index value ("app=web", an owner UID) to the ordered set of
 // the objects that carry it.
 type index map[string]*entrySet
