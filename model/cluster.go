@@ -101,7 +101,6 @@ type Cluster struct {
 	rivals        []*rivalState
 	listeners     []func(Write)
 	lent          []lent
-	snapshots     map[*Object]*snapshot
 	mutation      *CacheMutation
 	lostUpdate    *LostUpdate
 	reconciled    reconciled
@@ -129,7 +128,7 @@ func NewCluster(cfg Config) *Cluster {
 	if cfg.HistoryWindow <= 0 {
 		cfg.HistoryWindow = 1000
 	}
-	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}, snapshots: map[*Object]*snapshot{}}
+	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}}
 	if c.log == nil {
 		c.log = zap.NewNop()
 	}

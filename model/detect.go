@@ -43,7 +43,8 @@ type lent struct {
 // snapshot's own room when few, so that a typical pod's copy is a single
 // allocation.
 type snapshot struct {
-	meta      Object // Labels nil; OwnerReferences and DeletionTimestamp may point into the snapshot
+	of        *Object // the object version copied
+	meta      Object  // Labels nil; OwnerReferences and DeletionTimestamp may point into the snapshot
 	labels    []labelPair
 	nilLabels bool
 	deletion  Time
@@ -54,8 +55,8 @@ type snapshot struct {
 type labelPair struct{ key, value string }
 
 func newSnapshot(o *Object) *snapshot {
-	s := &snapshot{meta: *o, nilLabels: o.Labels == nil}
-	s.meta.key, s.meta.writer = "", "" // as DeepCopy
+	s := &snapshot{of: o, meta: *o, nilLabels: o.Labels == nil}
+	s.meta.key, s.meta.writer, s.meta.snap = "", "", nil // as DeepCopy
 	s.meta.Labels = nil
 	s.meta.Finalizers = slices.Clone(o.Finalizers)
 	if len(o.OwnerReferences) <= len(s.ownerRoom) && o.OwnerReferences != nil {
@@ -106,22 +107,17 @@ func (s *snapshot) object() *Object {
 	return &o
 }
 
-// minSnapshots is the least number of copies kept for zero-copy reads;
-// the bound is twice the number of stored objects if that is more. Past it
-// they are dropped and made again as needed.
-const minSnapshots = 4096
-
 // lend records a zero-copy read. Stored objects never change, so one copy
 // per version serves every read of it: a controller that lists the same
-// unchanged pods on every reconcile pays for the copies once.
+// unchanged pods on every reconcile pays for the copies once. The copy is
+// kept on the version itself (Object.snap), not in a map keyed by it: at
+// 10,000 pods that map's lookup was a cache miss per lent object, and the
+// object is read anyway. It lives as long as the version does.
 func (c *Cluster) lend(controller string, o *Object) {
-	snap := c.snapshots[o]
-	if snap == nil {
-		if len(c.snapshots) >= max(minSnapshots, 2*len(c.server.uids)) {
-			clear(c.snapshots)
-		}
+	snap := o.snap
+	if snap == nil || snap.of != o { // none yet, or copied with a struct copy of another version
 		snap = newSnapshot(o)
-		c.snapshots[o] = snap
+		o.snap = snap
 	}
 	c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: snap})
 }
@@ -141,6 +137,7 @@ func (c *Cluster) checkLent() {
 			c.notef("%s mutated its cached %s", l.controller, snap.Ref())
 		}
 		*l.object = *snap
+		l.object.snap = l.snapshot // the version is its copy again
 	}
 	clear(c.lent)
 	c.lent = c.lent[:0]

@@ -25,7 +25,9 @@ type Informer struct {
 	resyncFire func() // the resync timer's action, made once
 	// replay holds the keys a resync still has to replay, one per
 	// delivery step, as client-go's resync queues a Sync delta per key.
-	replay []objKey
+	// replayBuf is its whole array, which the next resync fills again:
+	// replay is cut from the front as it goes.
+	replay, replayBuf []objKey
 
 	// Faults armed on the informer, each consumed by the next delivery.
 	drops  int        // notifications to lose
@@ -200,12 +202,10 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 
 // apply updates the cache with e and remembers the old state for notify.
 func (inf *Informer) apply(e Event) {
-	key := keyOf(e.Object)
-	inf.prev = inf.cache.objs[key]
 	if e.Type == Deleted {
-		inf.cache.del(key)
+		inf.prev = inf.cache.del(keyOf(e.Object))
 	} else {
-		inf.cache.put(e.Object)
+		inf.prev = inf.cache.put(e.Object)
 	}
 }
 
@@ -291,9 +291,7 @@ func (inf *Informer) relist() int {
 		return true
 	})
 	for _, o := range listed {
-		old := inf.cache.objs[keyOf(o)]
-		inf.cache.put(o)
-		if old != nil {
+		if old := inf.cache.put(o); old != nil {
 			inf.ctrl.notifyUpdate(inf, old, o)
 		} else {
 			inf.ctrl.notifyAdd(inf, o)
@@ -357,7 +355,8 @@ func (inf *Informer) dropHeld() {
 // processes the Sync deltas a resync queues. It does not contact the
 // server.
 func (inf *Informer) startReplay() {
-	inf.replay = inf.cache.keys.appendTo(inf.replay[:0])
+	inf.replay = inf.cache.keys.appendTo(inf.replayBuf[:0])
+	inf.replayBuf = inf.replay
 }
 
 // replayNext notifies the controller of the next object to replay that is

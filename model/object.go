@@ -89,9 +89,12 @@ type Object struct {
 	FieldManager string
 
 	// key caches Key() on the server's own, never-modified copies; writer
-	// is who wrote that version.
+	// is who wrote that version; snap is the cache-mutation detector's copy
+	// of that version, made when a zero-copy read first lends it (see
+	// Cluster.lend in detect.go).
 	key    string
 	writer string
+	snap   *snapshot
 }
 
 // Ref returns the object's kind, namespace and name.
@@ -141,8 +144,8 @@ func (o *Object) DeepCopy() *Object {
 		*c = *o
 		c.OwnerReferences = slices.Clone(o.OwnerReferences)
 	}
-	c.key, c.writer = "", ""        // a copy may be renamed, and nobody wrote it
-	c.Labels = maps.Clone(o.Labels) // Spec and Status are values, shared until written
+	c.key, c.writer, c.snap = "", "", nil // a copy may be renamed, nobody wrote it, and nobody lent it
+	c.Labels = maps.Clone(o.Labels)       // Spec and Status are values, shared until written
 	c.Finalizers = slices.Clone(o.Finalizers)
 	if o.DeletionTimestamp != nil {
 		t := *o.DeletionTimestamp

@@ -165,8 +165,8 @@ func (s *Server) dependents(uid UID) []*Object {
 	var out []*Object
 	for _, kind := range s.kindSeq {
 		st := s.kinds[kind]
-		st.ownerIndex()[string(uid)].each(func(k objKey) bool {
-			out = append(out, st.objs[k])
+		st.ownerIndex()[string(uid)].each(func(e entry) bool {
+			out = append(out, e.obj)
 			return true
 		})
 	}

@@ -26,8 +26,9 @@ func (s *objectStore) labelIndex() index {
 	if s.byLabel == nil {
 		s.byLabel = index{}
 		s.keys.each(func(k objKey) bool {
-			for l, v := range s.objs[k].Labels {
-				s.byLabel.addLabel(l, v, k)
+			o := s.objs[k]
+			for l, v := range o.Labels {
+				s.byLabel.addLabel(l, v, entry{k, o})
 			}
 			return true
 		})
@@ -40,8 +41,9 @@ func (s *objectStore) ownerIndex() index {
 	if s.byOwner == nil {
 		s.byOwner = index{}
 		s.keys.each(func(k objKey) bool {
-			for _, r := range s.objs[k].OwnerReferences {
-				s.byOwner.add(string(r.UID), k)
+			o := s.objs[k]
+			for _, r := range o.OwnerReferences {
+				s.byOwner.add(string(r.UID), entry{k, o})
 			}
 			return true
 		})
@@ -55,20 +57,24 @@ func (s *objectStore) get(namespace, name string) *Object {
 
 func (s *objectStore) len() int { return len(s.objs) }
 
-// put stores o under its key, replacing any previous version.
-func (s *objectStore) put(o *Object) {
+// put stores o under its key, replacing any previous version, and returns
+// that version, or nil.
+func (s *objectStore) put(o *Object) (old *Object) {
 	key := keyOf(o)
-	old := s.objs[key]
+	old = s.objs[key]
 	s.objs[key] = o
-	if old == nil {
+	switch {
+	case old == nil:
 		s.keys.insert(key)
 		s.indexAdd(key, o)
-		return
-	}
-	if (s.byLabel != nil || s.byOwner != nil) && !sameIndexValues(old, o) {
+	case old == o || (s.byLabel == nil && s.byOwner == nil):
+	case sameIndexValues(old, o):
+		s.indexRefresh(key, o)
+	default:
 		s.indexRemove(key, old)
 		s.indexAdd(key, o)
 	}
+	return old
 }
 
 // del removes the object at key and returns it, or nil.
@@ -87,12 +93,27 @@ func (s *objectStore) del(key objKey) *Object {
 func (s *objectStore) indexAdd(key objKey, o *Object) {
 	if s.byLabel != nil {
 		for k, v := range o.Labels {
-			s.byLabel.addLabel(k, v, key)
+			s.byLabel.addLabel(k, v, entry{key, o})
 		}
 	}
 	if s.byOwner != nil {
 		for _, r := range o.OwnerReferences {
-			s.byOwner.add(string(r.UID), key)
+			s.byOwner.add(string(r.UID), entry{key, o})
+		}
+	}
+}
+
+// indexRefresh makes o, a new version stored at key with the labels and
+// owners of the version it replaces, the object of its index entries.
+func (s *objectStore) indexRefresh(key objKey, o *Object) {
+	if s.byLabel != nil {
+		for k, v := range o.Labels {
+			s.byLabel.labelSet(k, v).replace(entry{key, o})
+		}
+	}
+	if s.byOwner != nil {
+		for _, r := range o.OwnerReferences {
+			s.byOwner[string(r.UID)].replace(entry{key, o})
 		}
 	}
 }
@@ -143,43 +164,58 @@ func (opts ListOptions) matches(o *Object) bool {
 	if opts.Namespace != "" && o.Namespace != opts.Namespace {
 		return false
 	}
-	if opts.Owner != "" {
-		owned := false
-		for _, r := range o.OwnerReferences {
-			if r.UID == opts.Owner {
-				owned = true
-				break
-			}
-		}
-		if !owned {
-			return false
-		}
+	if opts.Owner != "" && !ownedBy(o, opts.Owner) {
+		return false
 	}
 	return opts.Selector.Matches(o.Labels)
 }
 
-// candidates returns the smallest ordered key set that holds every object
-// matching opts, using the owner and label indexes; nil when none can
-// match.
-func (s *objectStore) candidates(opts ListOptions) *keySet {
-	best := &s.keys
-	if opts.Owner != "" {
-		set := s.ownerIndex()[string(opts.Owner)]
-		if set == nil {
-			return nil
+// ownedBy reports whether o has an owner reference to uid.
+func ownedBy(o *Object, uid UID) bool {
+	for _, r := range o.OwnerReferences {
+		if r.UID == uid {
+			return true
 		}
-		best = set
+	}
+	return false
+}
+
+// matchesEntry is matches for a candidate from an index set: the namespace
+// is read from the entry's key, and the owner is not checked again when the
+// set is the owner's (owned), so that an object no filter needs is not read
+// at all.
+func (opts ListOptions) matchesEntry(e entry, owned bool) bool {
+	if opts.Namespace != "" && e.key.namespace != opts.Namespace {
+		return false
+	}
+	if opts.Owner != "" && !owned && !ownedBy(e.obj, opts.Owner) {
+		return false
+	}
+	return len(opts.Selector) == 0 || opts.Selector.Matches(e.obj.Labels)
+}
+
+// candidates returns the smallest index set that holds every object
+// matching opts, and whether it is the owner's set (so every object in it
+// has the owner opts asks for). It returns all when no index narrows the
+// list, so every stored object is a candidate, and nil when none can match.
+func (s *objectStore) candidates(opts ListOptions) (set *entrySet, owned, all bool) {
+	if opts.Owner != "" {
+		set = s.ownerIndex()[string(opts.Owner)]
+		if set == nil {
+			return nil, false, false
+		}
+		owned = true
 	}
 	for k, v := range opts.Selector {
-		set := s.labelIndex()[k+"="+v]
-		if set == nil {
-			return nil
+		ls := s.labelIndex().labelSet(k, v)
+		if ls == nil {
+			return nil, false, false
 		}
-		if set.len() < best.len() {
-			best = set
+		if set == nil || ls.len() < set.len() {
+			set, owned = ls, false
 		}
 	}
-	return best
+	return set, owned, set == nil
 }
 
 // maxListCap bounds the room list makes: a list narrowed by namespace
@@ -190,15 +226,17 @@ const maxListCap = 64
 // nil for none. The slice is made once, with room for the candidates (at
 // most maxListCap), rather than grown.
 func (s *objectStore) list(opts ListOptions, read func(*Object) *Object) []*Object {
-	cand := s.candidates(opts)
-	if cand.len() == 0 {
+	set, owned, all := s.candidates(opts)
+	n := set.len()
+	if all {
+		n = s.keys.len()
+	}
+	if n == 0 {
 		return nil
 	}
-	out := make([]*Object, 0, min(cand.len(), maxListCap))
-	cand.each(func(k objKey) bool {
-		if o := s.objs[k]; opts.matches(o) {
-			out = append(out, read(o))
-		}
+	out := make([]*Object, 0, min(n, maxListCap))
+	s.scan(opts, set, owned, all, func(o *Object) bool {
+		out = append(out, read(o))
 		return true
 	})
 	if len(out) == 0 {
@@ -211,11 +249,27 @@ func (s *objectStore) list(opts ListOptions, read func(*Object) *Object) []*Obje
 // stops early when fn returns false. The objects are the stored ones: fn
 // must not modify them, nor write to the store.
 func (s *objectStore) each(opts ListOptions, fn func(*Object) bool) {
-	s.candidates(opts).each(func(k objKey) bool {
-		o := s.objs[k]
-		if !opts.matches(o) {
+	set, owned, all := s.candidates(opts)
+	s.scan(opts, set, owned, all, fn)
+}
+
+// scan calls fn for every candidate (as candidates returns them) that
+// matches opts, in key order, until fn returns false.
+func (s *objectStore) scan(opts ListOptions, set *entrySet, owned, all bool, fn func(*Object) bool) {
+	if all {
+		s.keys.each(func(k objKey) bool {
+			o := s.objs[k]
+			if !opts.matches(o) {
+				return true
+			}
+			return fn(o)
+		})
+		return
+	}
+	set.each(func(e entry) bool {
+		if !opts.matchesEntry(e, owned) {
 			return true
 		}
-		return fn(o)
+		return fn(e.obj)
 	})
 }

@@ -34,12 +34,14 @@ func TestStoreIndexesBuiltLateAgree(t *testing.T) {
 		return names
 	}
 	// contents is what an index holds, value by value (a value whose keys
-	// were all removed counts as absent).
+	// were all removed counts as absent). Each entry's object must be the
+	// version stored at its key now.
 	contents := func(ix index) map[string][]objKey {
 		out := map[string][]objKey{}
-		for v, ks := range ix {
-			ks.each(func(k objKey) bool {
-				out[v] = append(out[v], k)
+		for v, es := range ix {
+			es.each(func(e entry) bool {
+				out[v] = append(out[v], e.key)
+				assert.Same(t, s.objs[e.key], e.obj, "index %q holds a stale version of %v", v, e.key)
 				return true
 			})
 		}
@@ -77,4 +79,17 @@ func TestStoreIndexesBuiltLateAgree(t *testing.T) {
 	s.put(obj("p7", "web", "u1"))
 	s.del(objKey{namespace: "ns", name: "p2"})
 	check("after later writes")
+	// New versions with the same label and owner (a status write): the
+	// indexes keep their keys and must hand out the new versions.
+	for _, name := range []string{"p1", "p4", "p5"} {
+		o := *s.objs[objKey{namespace: "ns", name: name}]
+		o.ResourceVersion++
+		s.put(&o)
+	}
+	check("after writes that keep labels and owners")
+	for _, opts := range []ListOptions{{Owner: "u1"}, {Selector: Selector{"app": "web"}}} {
+		for _, o := range s.list(opts, func(o *Object) *Object { return o }) {
+			assert.Same(t, s.objs[keyOf(o)], o, "%+v lists a stale version of %s", opts, o.Name)
+		}
+	}
 }
