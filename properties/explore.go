@@ -53,7 +53,9 @@ type ExploreOptions struct {
 	// explorer once did, not the faults of a class in one (explorer.depth):
 	// the reference the tests compare sharing with.
 	faultPerTree bool
-	_            struct{}
+	// stats, if set, collects where the work goes.
+	stats *exploreStats
+	_     struct{}
 }
 
 // ExploreResult is what Explore found.
@@ -218,7 +220,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, faultPerTree: opts.faultPerTree, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, stats: opts.stats, faultPerTree: opts.faultPerTree, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
@@ -279,6 +281,7 @@ type explorer struct {
 	completionSteps int
 	pruned          int
 	deadline        func() bool
+	stats           *exploreStats
 }
 
 // seenState is how a state was explored: with left decisions left and
@@ -482,7 +485,7 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 		for _, t := range sched {
 			t.Fault.(*pendingFault).chosen = -1
 		}
-		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched)}
+		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched), prefixSteps: -1}
 		out, pruned, err := e.run(sched, ch)
 		if err != nil {
 			return nil, err
@@ -519,6 +522,9 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 				panic(v)
 			}
 			out, pruned, err = nil, true, nil
+			if e.stats != nil {
+				e.recordStats(sched, ch, ch.steps, 0, true)
+			}
 			e.steps += ch.steps
 			e.completionSteps += ch.steps - ch.withinSteps
 			e.pruned++
@@ -526,10 +532,26 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 	}()
 	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
 	if out != nil {
+		if e.stats != nil {
+			e.recordStats(sched, ch, out.Cluster.Steps(), out.QuietFrom, false)
+		}
 		e.steps += out.Cluster.Steps()
 		e.completionSteps += out.Cluster.Steps() - ch.withinSteps
 	}
 	return out, false, err
+}
+
+// recordStats records an execution in e.stats.
+func (e *explorer) recordStats(sched faults.Schedule, ch *exploreChooser, total, quietFrom int, pruned bool) {
+	name, struck, at := "fault-free", "none", model.Time(0)
+	if len(sched) > 0 {
+		p := sched[0].Fault.(*pendingFault)
+		name, at = string(p.class), sched[0].At
+		if p.chosen >= 0 {
+			struck = string(p.faults[p.chosen].Kind())
+		}
+	}
+	e.stats.execution(name, at, struck, ch, total, quietFrom, pruned)
 }
 
 // counterexample replays the failing path with its trace kept.
@@ -592,6 +614,12 @@ type exploreChooser struct {
 	// faultChoices are the indices in log of the choices of which fault
 	// a pendingFault is.
 	faultChoices []int
+	// prefixSteps is the number of steps taken when the run left its
+	// replayed prefix, -1 before (for exploreStats).
+	prefixSteps int
+	// afterFault says a fault's choice was just made past the prefix (for
+	// exploreStats).
+	afterFault bool
 }
 
 // ordinary returns the choices of the run as the ordinary schedule
@@ -654,6 +682,7 @@ func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
 func (x *exploreChooser) Choose(n int, label string) int {
 	if label == faultLabel {
 		x.faultChoices = append(x.faultChoices, len(x.log))
+		x.afterFault = x.e.stats != nil && len(x.log) >= len(x.prefix)
 		return x.decide(n, true, nil)
 	}
 	explore := x.counted < x.bound
@@ -678,11 +707,22 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 	if x.counted <= x.bound && x.collect {
 		x.e.times[r.c.Now()] = true
 	}
+	afterFault := x.afterFault
+	x.afterFault = false
+	if x.prefixSteps < 0 && len(x.log) >= len(x.prefix) {
+		x.prefixSteps = x.steps
+	}
 	if !x.e.stateless && len(x.log) >= len(x.prefix) {
 		key := r.stateKey(x.faults)
 		left := max(0, x.bound-x.counted)
 		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, x.sleep) {
+			if afterFault {
+				x.e.stats.prunedAfterFault++
+			}
 			panic(errPruned{})
+		}
+		if afterFault {
+			x.e.stats.newAfterFault++
 		}
 		x.e.record(key, left, x.sleep)
 	}
@@ -704,6 +744,9 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 				a, ok := action(v)
 				asleep[v] = ok && slices.Contains(x.sleep, a)
 			}
+		}
+		if x.e.stats != nil && within && len(x.log) >= len(x.prefix) {
+			x.e.stats.decision(r, n, busy, asleep)
 		}
 		x.counted++
 		v = x.decide(n, within, asleep)

@@ -1,5 +1,11 @@
 package properties
 
+import (
+	"io"
+
+	"github.com/converge-sim/converge/faults"
+)
+
 // FaultPerTree returns opts exploring each fault in trees of its own, as
 // the explorer once did: the reference tests compare shared fault trees
 // with.
@@ -13,4 +19,13 @@ func FaultPerTree(opts ExploreOptions) ExploreOptions {
 func WithoutMemo(opts SearchOptions) SearchOptions {
 	opts.noMemo = true
 	return opts
+}
+
+// ExploreWithStats explores as Explore does and writes where the work
+// went to w.
+func ExploreWithStats(sc Scenario, mix faults.Mix, opts ExploreOptions, w io.Writer) (ExploreResult, error) {
+	opts.stats = newExploreStats()
+	res, err := Explore(sc, mix, opts)
+	opts.stats.write(w)
+	return res, err
 }
