@@ -357,6 +357,11 @@ func (f *fp) controller(ctl *controller) {
 	f.bool(ctl.partitioned())
 	f.int(int64(len(ctl.failures)))
 	for _, a := range ctl.failures {
+		f.bool(a.later != nil)
+		if a.later != nil {
+			f.str(a.name)
+			continue
+		}
 		f.str(string(a.err.Reason))
 		f.str(a.err.Message)
 		f.int(int64(a.err.RetryAfter))
@@ -364,6 +369,11 @@ func (f *fp) controller(ctl *controller) {
 	}
 	f.int(int64(ctl.crashAfterWrites))
 	f.int(int64(ctl.crashDown))
+	f.bool(ctl.crashLater != nil)
+	if ctl.crashLater != nil {
+		f.str(ctl.crashLaterName)
+		f.bool(ctl.crashLaterDown)
+	}
 	f.bool(ctl.wait.reconciling)
 	f.int(int64(ctl.wait.waited))
 	f.bool(ctl.wait.crash)

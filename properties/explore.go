@@ -53,6 +53,9 @@ type ExploreOptions struct {
 	// explorer once did, not the faults of a class in one (explorer.depth):
 	// the reference the tests compare sharing with.
 	faultPerTree bool
+	// eager chooses every fault when it strikes, API errors included: the
+	// reference the tests compare deciding them at their write with.
+	eager bool
 	// stats, if set, collects where the work goes.
 	stats *exploreStats
 	_     struct{}
@@ -220,7 +223,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, stats: opts.stats, faultPerTree: opts.faultPerTree, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
@@ -263,6 +266,7 @@ var errBudget = errors.New("explore budget spent")
 type explorer struct {
 	p            *Prepared
 	faultPerTree bool
+	eager        bool
 	stateless    bool
 	sleep        bool
 	// seen maps a state key to how it was explored: every path from it
@@ -408,7 +412,7 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 		if len(picked) > 0 {
 			var sched faults.Schedule
 			for _, s := range picked {
-				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{faults: s.faults, class: s.class}})
+				sched = append(sched, faults.Timed{At: s.at, Fault: newPendingFault(s.faults, s.class, !e.faultPerTree && !e.eager)})
 			}
 			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
 				return true
@@ -436,9 +440,45 @@ const faultLabel = "explore: fault"
 type pendingFault struct {
 	faults []faults.Fault
 	class  faults.Class
+	// options are what it chooses among when it strikes, as indices in
+	// faults: a single fault, or the class's API errors aimed at one
+	// controller, which it arms to be told apart only at that
+	// controller's next write (faults.ApplyAPIErrorsLater).
+	options [][]int
 	// chosen is the index of the fault it struck as in this run, -1 until
-	// it strikes.
+	// it strikes; the first of an option's faults while they wait for a
+	// write.
 	chosen int
+}
+
+// newPendingFault returns the pending fault of a class's faults; later
+// arms their API errors on each controller as one option, and their
+// restarts after writes on each controller as another, each decided at
+// the controller's next write (docs/design.md, "Bounded exhaustive
+// exploration").
+func newPendingFault(fs []faults.Fault, class faults.Class, later bool) *pendingFault {
+	p := &pendingFault{faults: fs, class: class}
+	group := map[string]int{} // kind and controller → its option
+	for i, f := range fs {
+		key := ""
+		switch f := f.(type) {
+		case faults.APIError:
+			key = "apierror " + f.Controller
+		case faults.Restart:
+			if f.AfterWrites > 0 {
+				key = "restart " + f.Controller
+			}
+		}
+		if later && key != "" {
+			if o, ok := group[key]; ok {
+				p.options[o] = append(p.options[o], i)
+				continue
+			}
+			group[key] = len(p.options)
+		}
+		p.options = append(p.options, []int{i})
+	}
+	return p
 }
 
 // Kind is the kind of the class's first fault: the schedule's class, the
@@ -446,10 +486,35 @@ type pendingFault struct {
 // for every fault of the class.
 func (p *pendingFault) Kind() faults.Kind { return p.faults[0].Kind() }
 
-// Apply chooses the fault and applies it.
+// Apply chooses the fault and applies it; an option of several faults
+// (API errors, or restarts after writes, on one controller) it arms as
+// one, choosing which at the write they strike.
 func (p *pendingFault) Apply(c *model.Cluster) error {
-	p.chosen = c.Choose(len(p.faults), faultLabel)
-	return p.faults[p.chosen].Apply(c)
+	o := p.options[c.Choose(len(p.options), faultLabel)]
+	p.chosen = o[0]
+	if len(o) == 1 {
+		return p.faults[o[0]].Apply(c)
+	}
+	choose := func(n int) int {
+		k := c.Choose(n, faultLabel)
+		p.chosen = o[k]
+		return k
+	}
+	switch first := p.faults[o[0]].(type) {
+	case faults.APIError:
+		fs := make([]faults.APIError, len(o))
+		for k, i := range o {
+			fs[k] = p.faults[i].(faults.APIError)
+		}
+		return faults.ApplyAPIErrorsLater(c, fs, fmt.Sprintf("one of the %d %s API errors on %s", len(o), p.class, first.Controller), choose)
+	case faults.Restart:
+		fs := make([]faults.Restart, len(o))
+		for k, i := range o {
+			fs[k] = p.faults[i].(faults.Restart)
+		}
+		return faults.ApplyRestartsLater(c, fs, fmt.Sprintf("one of the %d %s restarts after writes of %s", len(o), p.class, first.Controller), choose)
+	}
+	return fmt.Errorf("explore: no way to arm %s later", p.faults[o[0]])
 }
 
 // String names the fault, or its class: pending faults with different

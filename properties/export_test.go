@@ -29,3 +29,11 @@ func ExploreWithStats(sc Scenario, mix faults.Mix, opts ExploreOptions, w io.Wri
 	opts.stats.write(w)
 	return res, err
 }
+
+// Eager returns opts choosing every fault when it strikes, API errors
+// included, as the explorer once did: the reference tests compare
+// deciding API errors at their write with.
+func Eager(opts ExploreOptions) ExploreOptions {
+	opts.eager = true
+	return opts
+}
