@@ -10,7 +10,7 @@ import (
 // laterCluster builds and starts a cluster whose controller "app" writes
 // the status of its App at every reconcile, with writes of its own it
 // would crash between.
-func laterCluster(t *testing.T) *Cluster {
+func laterCluster(t testing.TB) *Cluster {
 	t.Helper()
 	c := NewCluster(Config{})
 	require.NoError(t, c.AddController(Controller{
