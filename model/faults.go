@@ -28,7 +28,23 @@ func (f Faults) ArmDuplicate(controller, kind string) error {
 // events of other objects are delivered meanwhile, events of the same object
 // wait behind it.
 func (f Faults) ArmDelay(controller, kind string, d Time) error {
-	return f.c.armInformer(controller, kind, func(inf *Informer) { inf.delays = append(inf.delays, d) })
+	return f.c.armInformer(controller, kind, func(inf *Informer) { inf.delays = append(inf.delays, armedDelay{d: d}) })
+}
+
+// ArmDelayLater arms a delay of the next watch event for the informer as
+// ArmDelay does, but decides how long only when that event comes: choose
+// then returns it. Until then nothing tells it apart from the delay
+// ArmDelay would have armed but the fingerprint, which writes name
+// instead (name must say what choose may return): bounded exploration
+// arms a class's delays of one informer so (docs/design.md, "Bounded
+// exhaustive exploration").
+func (f Faults) ArmDelayLater(controller, kind, name string, choose func() Time) error {
+	if choose == nil {
+		return fmt.Errorf("ArmDelayLater on %s of %q: no choice", kind, controller)
+	}
+	return f.c.armInformer(controller, kind, func(inf *Informer) {
+		inf.delays = append(inf.delays, armedDelay{later: choose, name: name})
+	})
 }
 
 // Expire ends the informer's watch with Expired (410 Gone): its undelivered

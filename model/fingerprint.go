@@ -468,8 +468,14 @@ func (f *fp) informer(inf *Informer) {
 	f.int(int64(inf.dupes))
 	f.int(int64(len(inf.delays)))
 	for _, d := range inf.delays {
-		f.int(int64(d))
+		f.bool(d.later != nil)
+		if d.later != nil {
+			f.str(d.name)
+		} else {
+			f.int(int64(d.d))
+		}
 	}
+
 	f.int(int64(len(inf.held)))
 	for _, hb := range inf.held {
 		f.event(hb.event)

@@ -132,3 +132,30 @@ func TestFaultsArmedLaterRejectNoChoice(t *testing.T) {
 	assert.Error(t, c.Faults().FailWritesLater("nope", "x", func() (*StatusError, int, bool) { return nil, 0, false }))
 	assert.Error(t, c.Faults().CrashAfterWritesLater("nope", "x", func() (int, Time) { return 1, 1 }))
 }
+
+// TestArmDelayLaterDecidesAtTheEvent: a delay armed for later is decided
+// when the informer takes the next stream event, not before, and the run
+// is then the one ArmDelay would have made; meanwhile a delivery to the
+// informer is not local, as with a delay armed (Commute).
+func TestArmDelayLaterDecidesAtTheEvent(t *testing.T) {
+	now := laterCluster(t)
+	later := laterCluster(t)
+	require.NoError(t, now.Faults().ArmDelay("app", "App", 3))
+	calls := 0
+	require.NoError(t, later.Faults().ArmDelayLater("app", "App", "one of two", func() Time {
+		calls++
+		return 3
+	}))
+	assert.Zero(t, calls)
+	assert.NotEqual(t, now.Fingerprint(), later.Fingerprint())
+	assert.NotEqual(t, laterCluster(t).Fingerprint(), later.Fingerprint())
+	assert.False(t, later.localDelivery(0), "a delay armed, for later or not, makes a delivery non-local")
+	require.NoError(t, later.Apply(&Object{Kind: "App", Namespace: "default", Name: "db"}))
+	require.NoError(t, now.Apply(&Object{Kind: "App", Namespace: "default", Name: "db"}))
+	runSteps(now, 40)
+	runSteps(later, 40)
+	assert.Equal(t, 1, calls)
+	assert.Equal(t, now.Steps(), later.Steps())
+	assert.Equal(t, now.Fingerprint(), later.Fingerprint(), "the same run once decided")
+	assert.Error(t, later.Faults().ArmDelayLater("app", "App", "x", nil))
+}

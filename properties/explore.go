@@ -441,9 +441,8 @@ type pendingFault struct {
 	faults []faults.Fault
 	class  faults.Class
 	// options are what it chooses among when it strikes, as indices in
-	// faults: a single fault, or the class's API errors aimed at one
-	// controller, which it arms to be told apart only at that
-	// controller's next write (faults.ApplyAPIErrorsLater).
+	// faults: a single fault, or faults it arms as one, to be told apart
+	// only where the first of them would act (see newPendingFault).
 	options [][]int
 	// chosen is the index of the fault it struck as in this run, -1 until
 	// it strikes; the first of an option's faults while they wait for a
@@ -454,8 +453,9 @@ type pendingFault struct {
 // newPendingFault returns the pending fault of a class's faults; later
 // arms their API errors on each controller as one option, and their
 // restarts after writes on each controller as another, each decided at
-// the controller's next write (docs/design.md, "Bounded exhaustive
-// exploration").
+// the controller's next write, and their delays of each informer as one,
+// decided at the next event it holds back (docs/design.md, "Bounded
+// exhaustive exploration").
 func newPendingFault(fs []faults.Fault, class faults.Class, later bool) *pendingFault {
 	p := &pendingFault{faults: fs, class: class}
 	group := map[string]int{} // kind and controller → its option
@@ -468,6 +468,8 @@ func newPendingFault(fs []faults.Fault, class faults.Class, later bool) *pending
 			if f.AfterWrites > 0 {
 				key = "restart " + f.Controller
 			}
+		case faults.Delay:
+			key = "delay " + f.Controller + " " + f.Resource
 		}
 		if later && key != "" {
 			if o, ok := group[key]; ok {
@@ -487,8 +489,8 @@ func newPendingFault(fs []faults.Fault, class faults.Class, later bool) *pending
 func (p *pendingFault) Kind() faults.Kind { return p.faults[0].Kind() }
 
 // Apply chooses the fault and applies it; an option of several faults
-// (API errors, or restarts after writes, on one controller) it arms as
-// one, choosing which at the write they strike.
+// (API errors, or restarts after writes, on one controller; delays of one
+// informer) it arms as one, choosing which where they act.
 func (p *pendingFault) Apply(c *model.Cluster) error {
 	o := p.options[c.Choose(len(p.options), faultLabel)]
 	p.chosen = o[0]
@@ -513,6 +515,12 @@ func (p *pendingFault) Apply(c *model.Cluster) error {
 			fs[k] = p.faults[i].(faults.Restart)
 		}
 		return faults.ApplyRestartsLater(c, fs, fmt.Sprintf("one of the %d %s restarts after writes of %s", len(o), p.class, first.Controller), choose)
+	case faults.Delay:
+		fs := make([]faults.Delay, len(o))
+		for k, i := range o {
+			fs[k] = p.faults[i].(faults.Delay)
+		}
+		return faults.ApplyDelaysLater(c, fs, fmt.Sprintf("one of the %d %s delays of the next %s event to %s", len(o), p.class, first.Resource, first.Controller), choose)
 	}
 	return fmt.Errorf("explore: no way to arm %s later", p.faults[o[0]])
 }

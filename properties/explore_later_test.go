@@ -13,8 +13,9 @@ import (
 
 // TestExploreFaultsDecidedAtTheirWriteAgree: arming a class's API errors,
 // and its restarts between writes, on one controller as one fault that
-// becomes one of them at the controller's next write finds what choosing
-// each when it strikes finds, at the same minimal depth with the same
+// becomes one of them at the controller's next write, and its delays of
+// one informer as one that becomes one of them at the next event held
+// back, finds what choosing each when it strikes finds, at the same minimal depth with the same
 // verdict, its counterexample an ordinary schedule that replays; where
 // that finds nothing it finds nothing, with fewer executions when states
 // are cached. With state caching and without.
@@ -29,6 +30,10 @@ func TestExploreFaultsDecidedAtTheirWriteAgree(t *testing.T) {
 		{scenarios.ReplicaSetExpectations(), faults.Mix{faults.KindAPIError, faults.KindRestart}, 3},
 		{scenarios.ReplicaSetLevel(), faults.Mix{faults.KindAPIError, faults.KindRestart}, 3},
 		{scenarios.ReplicaSetNoResync(), faults.Mix{faults.KindDrop, faults.KindAPIError, faults.KindRestart}, 4},
+		{scenarios.ReplicaSetNoResync(), faults.Mix{faults.KindDrop, faults.KindDelay}, 5},
+		{scenarios.ReplicaSetEdge(), faults.Mix{faults.KindDelay, faults.KindDuplicate}, 3},
+		{scenarios.ReplicaSetExpectations(), faults.Mix{faults.KindTimeTravel, faults.KindDelay}, 4},
+		{scenarios.ReplicaSetLevel(), faults.Mix{faults.KindDelay, faults.KindStale}, 3},
 	} {
 		for _, stateless := range []bool{false, true} {
 			if stateless && row.depth > 3 {
