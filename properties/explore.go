@@ -53,8 +53,9 @@ type ExploreOptions struct {
 	// explorer once did, not the faults of a class in one (explorer.depth):
 	// the reference the tests compare sharing with.
 	faultPerTree bool
-	// eager chooses every fault when it strikes, API errors included: the
-	// reference the tests compare deciding them at their write with.
+	// eager chooses every fault when it strikes, those newPendingFault
+	// decides where they act included: the reference the tests compare
+	// deciding them later with.
 	eager bool
 	// stats, if set, collects where the work goes.
 	stats *exploreStats
@@ -499,6 +500,9 @@ func (p *pendingFault) Apply(c *model.Cluster) error {
 	}
 	choose := func(n int) int {
 		k := c.Choose(n, faultLabel)
+		if k < 0 || k >= len(o) {
+			k = 0
+		}
 		p.chosen = o[k]
 		return k
 	}

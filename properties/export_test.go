@@ -30,9 +30,9 @@ func ExploreWithStats(sc Scenario, mix faults.Mix, opts ExploreOptions, w io.Wri
 	return res, err
 }
 
-// Eager returns opts choosing every fault when it strikes, API errors
-// included, as the explorer once did: the reference tests compare
-// deciding API errors at their write with.
+// Eager returns opts choosing every fault when it strikes, as the
+// explorer once did: the reference tests compare deciding API errors,
+// restarts between writes and delays where they act with.
 func Eager(opts ExploreOptions) ExploreOptions {
 	opts.eager = true
 	return opts
