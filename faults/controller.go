@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -27,6 +28,34 @@ func (f Restart) Target() string { return f.Controller }
 // Apply crashes the controller, now or after its next writes.
 func (f Restart) Apply(c *model.Cluster) error {
 	return c.Faults().CrashAfterWrites(f.Controller, f.AfterWrites, f.Down)
+}
+
+// ApplyRestartsLater arms one of fs, restarts all aimed at one controller
+// and all after at least one write, deciding which only at that
+// controller's next write, where choose picks its index
+// (model.Faults.CrashAfterWritesLater): until then each would have left
+// the cluster the same. name names the set in the cluster's fingerprint,
+// and must tell it from any other set.
+func ApplyRestartsLater(c *model.Cluster, fs []Restart, name string, choose func(n int) int) error {
+	if len(fs) == 0 {
+		return fmt.Errorf("faults: no restarts to arm")
+	}
+	for _, f := range fs {
+		if f.Controller != fs[0].Controller {
+			return fmt.Errorf("faults: restarts later: %s and %s aim at different controllers", fs[0], f)
+		}
+		if f.AfterWrites < 1 {
+			return fmt.Errorf("faults: restarts later: %s strikes now, not at a write", f)
+		}
+	}
+	fs = slices.Clone(fs)
+	return c.Faults().CrashAfterWritesLater(fs[0].Controller, name, func() (int, model.Time) {
+		i := choose(len(fs))
+		if i < 0 || i >= len(fs) {
+			i = 0
+		}
+		return fs[i].AfterWrites, fs[i].Down
+	})
 }
 
 func (f Restart) String() string {
@@ -115,6 +144,41 @@ func (f APIError) Apply(c *model.Cluster) error {
 		return bad
 	}
 	return c.Faults().FailWrites(f.Controller, err, f.Count, applied)
+}
+
+// ApplyAPIErrorsLater arms one of fs, API errors all aimed at one
+// controller, deciding which only at that controller's next write, where
+// choose picks its index (model.Faults.FailWritesLater): until then each
+// would have left the cluster the same. name names the set in the
+// cluster's fingerprint, and must tell it from any other set.
+func ApplyAPIErrorsLater(c *model.Cluster, fs []APIError, name string, choose func(n int) int) error {
+	if len(fs) == 0 {
+		return fmt.Errorf("faults: no API errors to arm")
+	}
+	type armed struct {
+		err     *model.StatusError
+		applied bool
+		n       int
+	}
+	var all []armed
+	for _, f := range fs {
+		if f.Controller != fs[0].Controller {
+			return fmt.Errorf("faults: API errors later: %s and %s aim at different controllers", fs[0], f)
+		}
+		err, applied, bad := f.Error.status()
+		if bad != nil {
+			return bad
+		}
+		all = append(all, armed{err, applied, f.Count})
+	}
+	return c.Faults().FailWritesLater(fs[0].Controller, name, func() (*model.StatusError, int, bool) {
+		i := choose(len(all))
+		if i < 0 || i >= len(all) {
+			i = 0
+		}
+		a := all[i]
+		return a.err, a.n, a.applied
+	})
 }
 
 func (f APIError) String() string {

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -25,6 +26,30 @@ func (f Drop) Target() string { return f.Controller }
 
 // Apply arms the drop on the informer.
 func (f Drop) Apply(c *model.Cluster) error { return c.Faults().ArmDrop(f.Controller, f.Resource) }
+
+// ApplyDelaysLater arms one of fs, delays all aimed at one informer,
+// deciding which only at the next event it would hold back, where choose
+// picks its index (model.Faults.ArmDelayLater): until then each would have
+// left the cluster the same. name names the set in the cluster's
+// fingerprint, and must tell it from any other set.
+func ApplyDelaysLater(c *model.Cluster, fs []Delay, name string, choose func(n int) int) error {
+	if len(fs) == 0 {
+		return fmt.Errorf("faults: no delays to arm")
+	}
+	for _, f := range fs {
+		if f.Controller != fs[0].Controller || f.Resource != fs[0].Resource {
+			return fmt.Errorf("faults: delays later: %s and %s aim at different informers", fs[0], f)
+		}
+	}
+	fs = slices.Clone(fs)
+	return c.Faults().ArmDelayLater(fs[0].Controller, fs[0].Resource, name, func() model.Time {
+		i := choose(len(fs))
+		if i < 0 || i >= len(fs) {
+			i = 0
+		}
+		return fs[i].For
+	})
+}
 
 func (f Drop) String() string {
 	return fmt.Sprintf("drop the next %s notification to %s", f.Resource, f.Controller)

@@ -28,7 +28,23 @@ func (f Faults) ArmDuplicate(controller, kind string) error {
 // events of other objects are delivered meanwhile, events of the same object
 // wait behind it.
 func (f Faults) ArmDelay(controller, kind string, d Time) error {
-	return f.c.armInformer(controller, kind, func(inf *Informer) { inf.delays = append(inf.delays, d) })
+	return f.c.armInformer(controller, kind, func(inf *Informer) { inf.delays = append(inf.delays, armedDelay{d: d}) })
+}
+
+// ArmDelayLater arms a delay of the next watch event for the informer as
+// ArmDelay does, but decides how long only when that event comes: choose
+// then returns it. Until then nothing tells it apart from the delay
+// ArmDelay would have armed but the fingerprint, which writes name
+// instead (name must say what choose may return): bounded exploration
+// arms a class's delays of one informer so (docs/design.md, "Bounded
+// exhaustive exploration").
+func (f Faults) ArmDelayLater(controller, kind, name string, choose func() Time) error {
+	if choose == nil {
+		return fmt.Errorf("ArmDelayLater on %s of %q: no choice", kind, controller)
+	}
+	return f.c.armInformer(controller, kind, func(inf *Informer) {
+		inf.delays = append(inf.delays, armedDelay{later: choose, name: name})
+	})
 }
 
 // Expire ends the informer's watch with Expired (410 Gone): its undelivered
@@ -112,6 +128,29 @@ func (f Faults) FailWrites(controller string, err *StatusError, n int, applied b
 	return nil
 }
 
+// FailWritesLater arms API errors for controller's next writes as
+// FailWrites does, but decides which only when the first of those writes
+// comes: choose then returns the error, how many writes fail (that one
+// included) and whether each lands first. Until that write nothing tells
+// the armed failures apart from the ones FailWrites would have armed but
+// the fingerprint, which writes name instead of the error (name must say
+// what choose may return): bounded exploration arms a class's API errors
+// on one controller so, and explores the interleavings up to that write
+// once for all of them (docs/design.md, "Bounded exhaustive exploration").
+func (f Faults) FailWritesLater(controller, name string, choose func() (err *StatusError, n int, applied bool)) error {
+	c := f.c
+	ctl := c.controller(controller)
+	if ctl == nil {
+		return fmt.Errorf("no controller %q", controller)
+	}
+	if choose == nil {
+		return fmt.Errorf("FailWritesLater on %q: no choice", controller)
+	}
+	ctl.failures = append(ctl.failures, armedFailure{later: choose, name: name})
+	c.notef("armed: %s", name)
+	return nil
+}
+
 // Crash crashes controller now: it loses its memory, caches and queue, and
 // restarts after down ticks with a fresh list of everything.
 func (f Faults) Crash(controller string, down Time) error {
@@ -124,6 +163,7 @@ func (f Faults) Crash(controller string, down Time) error {
 		// It is waiting inside a reconcile (Client.Wait): the wait ends and
 		// the reconcile unwinds, then it crashes, as after a write.
 		ctl.wait.crash, ctl.crashDown = true, down
+		ctl.crashLaterDown = false
 		c.notef("down for %d, once its waiting reconcile unwinds", down)
 		return nil
 	}
@@ -146,7 +186,31 @@ func (f Faults) CrashAfterWrites(controller string, writes int, down Time) error
 	}
 	ctl.crashAfterWrites = writes
 	ctl.crashDown = down
+	ctl.crashLater = nil
 	c.notef("armed: crash after %d more writes", writes)
+	return nil
+}
+
+// CrashAfterWritesLater arms a crash of controller as CrashAfterWrites
+// does with writes of at least 1, but decides after how many writes, and
+// for how long, only at the first of them: choose then returns both.
+// Until that write nothing tells it apart from the crash CrashAfterWrites
+// would have armed but the fingerprint, which writes name instead (name
+// must say what choose may return): bounded exploration arms a class's
+// restarts between writes on one controller so (docs/design.md, "Bounded
+// exhaustive exploration").
+func (f Faults) CrashAfterWritesLater(controller, name string, choose func() (writes int, down Time)) error {
+	c := f.c
+	if choose == nil {
+		return fmt.Errorf("CrashAfterWritesLater on %q: no choice", controller)
+	}
+	ctl, err := c.running(controller)
+	if ctl == nil {
+		return err
+	}
+	ctl.crashAfterWrites = 0
+	ctl.crashLater, ctl.crashLaterName, ctl.crashLaterDown = choose, name, true
+	c.notef("armed: %s", name)
 	return nil
 }
 
@@ -259,7 +323,23 @@ func (c *Cluster) armInformer(controller, kind string, arm func(inf *Informer)) 
 // intercept is the server hook that delivers armed API errors.
 func (c *Cluster) intercept(caller string, verb Verb, ref Ref) (error, bool) {
 	ctl := c.controller(caller)
-	if ctl == nil || len(ctl.failures) == 0 {
+	if ctl == nil {
+		return nil, false
+	}
+	// Failures armed for later are decided now, in place: the failures
+	// they stand for, then the ones armed after them.
+	for len(ctl.failures) > 0 && ctl.failures[0].later != nil {
+		err, n, applied := ctl.failures[0].later()
+		rest := ctl.failures[1:]
+		var armed []armedFailure
+		for range n {
+			if err != nil {
+				armed = append(armed, armedFailure{err: err, applied: applied})
+			}
+		}
+		ctl.failures = append(armed, rest...)
+	}
+	if len(ctl.failures) == 0 {
 		return nil, false
 	}
 	f := ctl.failures[0]

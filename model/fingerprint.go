@@ -6,6 +6,7 @@ import (
 	"hash"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -130,8 +131,9 @@ func (c *Cluster) Unfingerprinted() []string {
 // too, so past this many it starts afresh (a missing hash is recomputed).
 const maxCachedObjectHashes = 1 << 16
 
-// fp writes the parts of a state to a hash, each unambiguously delimited.
-// It is 64-bit FNV-1a, written out so that hashing allocates nothing.
+// fp writes the parts of a state to a hash, each unambiguously delimited,
+// a word at a time (see uint), written out so that hashing allocates
+// nothing; a Fingerprinter's bytes go through 64-bit FNV-1a.
 type fp struct {
 	v     uint64
 	cache *fingerprintCache
@@ -210,12 +212,16 @@ func (r *runningHash) Size() int      { return 8 }
 func (r *runningHash) BlockSize() int { return 1 }
 func (r *runningHash) Sum64() uint64  { return r.v }
 
+// mixK is the odd constant fp mixes each word with (wyhash's first).
+const mixK = 0xa0761d6478bd642f
+
+// uint writes a word: the running hash and the word are multiplied into
+// 128 bits, whose halves are folded, one multiplication a word where
+// FNV-1a took one a byte (docs/design.md, "Bounded exhaustive
+// exploration": fingerprinting cost).
 func (f *fp) uint(v uint64) {
-	for range 8 {
-		f.v ^= v & 0xff
-		f.v *= fnvPrime
-		v >>= 8
-	}
+	hi, lo := bits.Mul64(f.v^v, mixK)
+	f.v = hi ^ lo
 }
 
 func (f *fp) int(v int64) { f.uint(uint64(v)) }
@@ -228,11 +234,20 @@ func (f *fp) bool(v bool) {
 	}
 }
 
+// str writes a string: its length, then its bytes eight at a time, the
+// last word padded with zeros.
 func (f *fp) str(s string) {
 	f.uint(uint64(len(s)))
-	for i := range len(s) {
-		f.v ^= uint64(s[i])
-		f.v *= fnvPrime
+	for ; len(s) >= 8; s = s[8:] {
+		f.uint(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+	}
+	if len(s) > 0 {
+		var w uint64
+		for i := range len(s) {
+			w |= uint64(s[i]) << (8 * i)
+		}
+		f.uint(w)
 	}
 }
 
@@ -357,6 +372,11 @@ func (f *fp) controller(ctl *controller) {
 	f.bool(ctl.partitioned())
 	f.int(int64(len(ctl.failures)))
 	for _, a := range ctl.failures {
+		f.bool(a.later != nil)
+		if a.later != nil {
+			f.str(a.name)
+			continue
+		}
 		f.str(string(a.err.Reason))
 		f.str(a.err.Message)
 		f.int(int64(a.err.RetryAfter))
@@ -364,6 +384,11 @@ func (f *fp) controller(ctl *controller) {
 	}
 	f.int(int64(ctl.crashAfterWrites))
 	f.int(int64(ctl.crashDown))
+	f.bool(ctl.crashLater != nil)
+	if ctl.crashLater != nil {
+		f.str(ctl.crashLaterName)
+		f.bool(ctl.crashLaterDown)
+	}
 	f.bool(ctl.wait.reconciling)
 	f.int(int64(ctl.wait.waited))
 	f.bool(ctl.wait.crash)
@@ -443,8 +468,14 @@ func (f *fp) informer(inf *Informer) {
 	f.int(int64(inf.dupes))
 	f.int(int64(len(inf.delays)))
 	for _, d := range inf.delays {
-		f.int(int64(d))
+		f.bool(d.later != nil)
+		if d.later != nil {
+			f.str(d.name)
+		} else {
+			f.int(int64(d.d))
+		}
 	}
+
 	f.int(int64(len(inf.held)))
 	for _, hb := range inf.held {
 		f.event(hb.event)

@@ -134,3 +134,22 @@ func TestFingerprintCacheFollowsCompaction(t *testing.T) {
 	}
 	assert.True(t, compacted, "the history was compacted")
 }
+
+// BenchmarkFingerprint hashes a cluster that has run, afresh (the cache
+// dropped, as in every execution of an exploration, whose cluster is
+// new), then again after one more step (what the cache saves).
+func BenchmarkFingerprint(b *testing.B) {
+	c := laterCluster(b)
+	runSteps(c, 30)
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			c.fpCache = nil
+			c.Fingerprint()
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			c.Fingerprint()
+		}
+	})
+}

@@ -30,10 +30,10 @@ type Informer struct {
 	replay, replayBuf []objKey
 
 	// Faults armed on the informer, each consumed by the next delivery.
-	drops  int        // notifications to lose
-	dupes  int        // events to deliver twice
-	delays []Time     // events to hold back, for how long each
-	held   []heldBack // events received but held back, in the order held
+	drops  int          // notifications to lose
+	dupes  int          // events to deliver twice
+	delays []armedDelay // events to hold back, for how long each
+	held   []heldBack   // events received but held back, in the order held
 	// prev is the cached state an applied event replaced, for notify.
 	prev *Object
 	// lag, while non-zero, keeps the cache at least lag resourceVersions
@@ -45,6 +45,14 @@ type Informer struct {
 	// seen, and watch on from there (the timetravel fault).
 	travel               bool
 	travelSeen, travelTo uint64
+}
+
+// armedDelay is a delay armed for the next stream event: d ticks, or, when
+// later is set, as many as later decides then (ArmDelayLater).
+type armedDelay struct {
+	d     Time
+	later func() Time
+	name  string
 }
 
 // heldBack is an event a delay fault holds until its timer releases it.
@@ -183,7 +191,10 @@ func (inf *Informer) deliver() (Event, deliveryOutcome) {
 		if len(inf.delays) > 0 {
 			d := inf.delays[0]
 			inf.delays = inf.delays[1:]
-			inf.hold(e, d)
+			if d.later != nil {
+				d.d = d.later()
+			}
+			inf.hold(e, d.d)
 			return e, heldBackNow
 		}
 	}

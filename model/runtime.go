@@ -25,6 +25,14 @@ type controller struct {
 	// that many more writes (a crash in the middle of a reconcile).
 	crashAfterWrites int
 	crashDown        Time
+	// crashLater, when set, is a crash armed by CrashAfterWritesLater,
+	// decided at the next write; crashLaterName names it. crashLaterDown
+	// says its down time is still to be set then: CrashAfterWrites would
+	// have set it when armed, so a crash set up since (a crash or time
+	// travel waiting for a reconcile to unwind) keeps its own.
+	crashLater     func() (writes int, down Time)
+	crashLaterName string
+	crashLaterDown bool
 
 	// wait is the reconcile in progress, which may wait (wait.go).
 	wait waitState
@@ -98,6 +106,7 @@ func (ctl *controller) crash(down Time) {
 	ctl.up = false
 	ctl.rec, ctl.handler = nil, nil
 	ctl.crashAfterWrites = 0
+	ctl.crashLater = nil
 	if ctl.queue != nil {
 		ctl.queue.ShutDown()
 	}
@@ -116,6 +125,7 @@ func (ctl *controller) crash(down Time) {
 // now.
 func (ctl *controller) heal() {
 	ctl.crashAfterWrites = 0
+	ctl.crashLater = nil
 	ctl.wait.crash, ctl.wait.travel = false, nil
 	ctl.failures = nil
 	ctl.endPartition()
@@ -289,6 +299,14 @@ func (ctl *controller) notifyDelete(inf *Informer, o *Object, finalStateUnknown 
 
 // wrote counts a write for the crash-between-writes fault.
 func (ctl *controller) wrote() {
+	if later := ctl.crashLater; later != nil {
+		ctl.crashLater = nil
+		writes, down := later()
+		ctl.crashAfterWrites = writes
+		if ctl.crashLaterDown {
+			ctl.crashDown = down
+		}
+	}
 	if ctl.crashAfterWrites <= 0 {
 		return
 	}
@@ -306,10 +324,14 @@ func (s crashSignal) String() string {
 	return fmt.Sprintf("fault: %s crashed mid-reconcile", s.controller)
 }
 
-// armedFailure is an API error waiting for one of the controller's writes.
+// armedFailure is an API error waiting for one of the controller's writes,
+// or, when later is set, API errors decided only at that write
+// (Faults.FailWritesLater).
 type armedFailure struct {
 	err     *StatusError
 	applied bool
+	later   func() (err *StatusError, n int, applied bool)
+	name    string
 }
 
 // partitioned reports whether the controller is cut off from the server.

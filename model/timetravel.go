@@ -64,6 +64,7 @@ func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
 		// It is waiting inside a reconcile (Client.Wait): the reconcile
 		// unwinds first, then it crashes and travels (see end).
 		ctl.wait.crash, ctl.crashDown = true, down
+		ctl.crashLaterDown = false
 		ctl.wait.travel = &travelOrder{seen: seen, behind: behind}
 		c.notef("down for %d, once its waiting reconcile unwinds; relists %d behind resourceVersion %d", down, behind, seen)
 		return nil

@@ -53,7 +53,13 @@ type ExploreOptions struct {
 	// explorer once did, not the faults of a class in one (explorer.depth):
 	// the reference the tests compare sharing with.
 	faultPerTree bool
-	_            struct{}
+	// eager chooses every fault when it strikes, those newPendingFault
+	// decides where they act included: the reference the tests compare
+	// deciding them later with.
+	eager bool
+	// stats, if set, collects where the work goes.
+	stats *exploreStats
+	_     struct{}
 }
 
 // ExploreResult is what Explore found.
@@ -218,7 +224,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, faultPerTree: opts.faultPerTree, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
@@ -261,6 +267,7 @@ var errBudget = errors.New("explore budget spent")
 type explorer struct {
 	p            *Prepared
 	faultPerTree bool
+	eager        bool
 	stateless    bool
 	sleep        bool
 	// seen maps a state key to how it was explored: every path from it
@@ -279,6 +286,7 @@ type explorer struct {
 	completionSteps int
 	pruned          int
 	deadline        func() bool
+	stats           *exploreStats
 }
 
 // seenState is how a state was explored: with left decisions left and
@@ -405,7 +413,7 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 		if len(picked) > 0 {
 			var sched faults.Schedule
 			for _, s := range picked {
-				sched = append(sched, faults.Timed{At: s.at, Fault: &pendingFault{faults: s.faults, class: s.class}})
+				sched = append(sched, faults.Timed{At: s.at, Fault: newPendingFault(s.faults, s.class, !e.faultPerTree && !e.eager)})
 			}
 			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
 				return true
@@ -433,9 +441,47 @@ const faultLabel = "explore: fault"
 type pendingFault struct {
 	faults []faults.Fault
 	class  faults.Class
+	// options are what it chooses among when it strikes, as indices in
+	// faults: a single fault, or faults it arms as one, to be told apart
+	// only where the first of them would act (see newPendingFault).
+	options [][]int
 	// chosen is the index of the fault it struck as in this run, -1 until
-	// it strikes.
+	// it strikes; the first of an option's faults while they wait for a
+	// write.
 	chosen int
+}
+
+// newPendingFault returns the pending fault of a class's faults; later
+// arms their API errors on each controller as one option, and their
+// restarts after writes on each controller as another, each decided at
+// the controller's next write, and their delays of each informer as one,
+// decided at the next event it holds back (docs/design.md, "Bounded
+// exhaustive exploration").
+func newPendingFault(fs []faults.Fault, class faults.Class, later bool) *pendingFault {
+	p := &pendingFault{faults: fs, class: class}
+	group := map[string]int{} // kind and controller → its option
+	for i, f := range fs {
+		key := ""
+		switch f := f.(type) {
+		case faults.APIError:
+			key = "apierror " + f.Controller
+		case faults.Restart:
+			if f.AfterWrites > 0 {
+				key = "restart " + f.Controller
+			}
+		case faults.Delay:
+			key = "delay " + f.Controller + " " + f.Resource
+		}
+		if later && key != "" {
+			if o, ok := group[key]; ok {
+				p.options[o] = append(p.options[o], i)
+				continue
+			}
+			group[key] = len(p.options)
+		}
+		p.options = append(p.options, []int{i})
+	}
+	return p
 }
 
 // Kind is the kind of the class's first fault: the schedule's class, the
@@ -443,10 +489,44 @@ type pendingFault struct {
 // for every fault of the class.
 func (p *pendingFault) Kind() faults.Kind { return p.faults[0].Kind() }
 
-// Apply chooses the fault and applies it.
+// Apply chooses the fault and applies it; an option of several faults
+// (API errors, or restarts after writes, on one controller; delays of one
+// informer) it arms as one, choosing which where they act.
 func (p *pendingFault) Apply(c *model.Cluster) error {
-	p.chosen = c.Choose(len(p.faults), faultLabel)
-	return p.faults[p.chosen].Apply(c)
+	o := p.options[c.Choose(len(p.options), faultLabel)]
+	p.chosen = o[0]
+	if len(o) == 1 {
+		return p.faults[o[0]].Apply(c)
+	}
+	choose := func(n int) int {
+		k := c.Choose(n, faultLabel)
+		if k < 0 || k >= len(o) {
+			k = 0
+		}
+		p.chosen = o[k]
+		return k
+	}
+	switch first := p.faults[o[0]].(type) {
+	case faults.APIError:
+		fs := make([]faults.APIError, len(o))
+		for k, i := range o {
+			fs[k] = p.faults[i].(faults.APIError)
+		}
+		return faults.ApplyAPIErrorsLater(c, fs, fmt.Sprintf("one of the %d %s API errors on %s", len(o), p.class, first.Controller), choose)
+	case faults.Restart:
+		fs := make([]faults.Restart, len(o))
+		for k, i := range o {
+			fs[k] = p.faults[i].(faults.Restart)
+		}
+		return faults.ApplyRestartsLater(c, fs, fmt.Sprintf("one of the %d %s restarts after writes of %s", len(o), p.class, first.Controller), choose)
+	case faults.Delay:
+		fs := make([]faults.Delay, len(o))
+		for k, i := range o {
+			fs[k] = p.faults[i].(faults.Delay)
+		}
+		return faults.ApplyDelaysLater(c, fs, fmt.Sprintf("one of the %d %s delays of the next %s event to %s", len(o), p.class, first.Resource, first.Controller), choose)
+	}
+	return fmt.Errorf("explore: no way to arm %s later", p.faults[o[0]])
 }
 
 // String names the fault, or its class: pending faults with different
@@ -482,7 +562,7 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 		for _, t := range sched {
 			t.Fault.(*pendingFault).chosen = -1
 		}
-		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched)}
+		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched), prefixSteps: -1}
 		out, pruned, err := e.run(sched, ch)
 		if err != nil {
 			return nil, err
@@ -519,6 +599,9 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 				panic(v)
 			}
 			out, pruned, err = nil, true, nil
+			if e.stats != nil {
+				e.recordStats(sched, ch, ch.steps, 0, true)
+			}
 			e.steps += ch.steps
 			e.completionSteps += ch.steps - ch.withinSteps
 			e.pruned++
@@ -526,10 +609,26 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 	}()
 	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
 	if out != nil {
+		if e.stats != nil {
+			e.recordStats(sched, ch, out.Cluster.Steps(), out.QuietFrom, false)
+		}
 		e.steps += out.Cluster.Steps()
 		e.completionSteps += out.Cluster.Steps() - ch.withinSteps
 	}
 	return out, false, err
+}
+
+// recordStats records an execution in e.stats.
+func (e *explorer) recordStats(sched faults.Schedule, ch *exploreChooser, total, quietFrom int, pruned bool) {
+	name, struck, at := "fault-free", "none", model.Time(0)
+	if len(sched) > 0 {
+		p := sched[0].Fault.(*pendingFault)
+		name, at = string(p.class), sched[0].At
+		if p.chosen >= 0 {
+			struck = string(p.faults[p.chosen].Kind())
+		}
+	}
+	e.stats.execution(name, at, struck, ch, total, quietFrom, pruned)
 }
 
 // counterexample replays the failing path with its trace kept.
@@ -592,6 +691,12 @@ type exploreChooser struct {
 	// faultChoices are the indices in log of the choices of which fault
 	// a pendingFault is.
 	faultChoices []int
+	// prefixSteps is the number of steps taken when the run left its
+	// replayed prefix, -1 before (for exploreStats).
+	prefixSteps int
+	// afterFault says a fault's choice was just made past the prefix (for
+	// exploreStats).
+	afterFault bool
 }
 
 // ordinary returns the choices of the run as the ordinary schedule
@@ -654,6 +759,7 @@ func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
 func (x *exploreChooser) Choose(n int, label string) int {
 	if label == faultLabel {
 		x.faultChoices = append(x.faultChoices, len(x.log))
+		x.afterFault = x.e.stats != nil && len(x.log) >= len(x.prefix)
 		return x.decide(n, true, nil)
 	}
 	explore := x.counted < x.bound
@@ -678,11 +784,22 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 	if x.counted <= x.bound && x.collect {
 		x.e.times[r.c.Now()] = true
 	}
+	afterFault := x.afterFault
+	x.afterFault = false
+	if x.prefixSteps < 0 && len(x.log) >= len(x.prefix) {
+		x.prefixSteps = x.steps
+	}
 	if !x.e.stateless && len(x.log) >= len(x.prefix) {
 		key := r.stateKey(x.faults)
 		left := max(0, x.bound-x.counted)
 		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, x.sleep) {
+			if afterFault {
+				x.e.stats.prunedAfterFault++
+			}
 			panic(errPruned{})
+		}
+		if afterFault {
+			x.e.stats.newAfterFault++
 		}
 		x.e.record(key, left, x.sleep)
 	}
@@ -704,6 +821,9 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 				a, ok := action(v)
 				asleep[v] = ok && slices.Contains(x.sleep, a)
 			}
+		}
+		if x.e.stats != nil && within && len(x.log) >= len(x.prefix) {
+			x.e.stats.decision(r, n, busy, asleep)
 		}
 		x.counted++
 		v = x.decide(n, within, asleep)

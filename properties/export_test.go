@@ -1,5 +1,11 @@
 package properties
 
+import (
+	"io"
+
+	"github.com/converge-sim/converge/faults"
+)
+
 // FaultPerTree returns opts exploring each fault in trees of its own, as
 // the explorer once did: the reference tests compare shared fault trees
 // with.
@@ -12,5 +18,22 @@ func FaultPerTree(opts ExploreOptions) ExploreOptions {
 // repeats a run that passed.
 func WithoutMemo(opts SearchOptions) SearchOptions {
 	opts.noMemo = true
+	return opts
+}
+
+// ExploreWithStats explores as Explore does and writes where the work
+// went to w.
+func ExploreWithStats(sc Scenario, mix faults.Mix, opts ExploreOptions, w io.Writer) (ExploreResult, error) {
+	opts.stats = newExploreStats()
+	res, err := Explore(sc, mix, opts)
+	opts.stats.write(w)
+	return res, err
+}
+
+// Eager returns opts choosing every fault when it strikes, as the
+// explorer once did: the reference tests compare deciding API errors,
+// restarts between writes and delays where they act with.
+func Eager(opts ExploreOptions) ExploreOptions {
+	opts.eager = true
 	return opts
 }
