@@ -9,7 +9,7 @@
 #   crt_reconciles_per_sec     reconciles per second of the unmodified controller-runtime
 #                              ReplicaSet reconciler (controllerruntime/examples/replicaset)
 #                              in whole runs under random faults, one core
-#   workers_speedup            wall time of a fixed fuzzrun campaign (-runs 10 per row, seed 3)
+#   workers_speedup            wall time of a fixed fuzzrun campaign (-runs 30 per row, seed 3)
 #                              with -workers 1 over its time with -workers 2, two rounds each;
 #                              needs two idle cores
 # Raw benchmark output goes to bench/out/ for benchstat (see BENCHMARKS.md).
@@ -43,7 +43,7 @@ go build -o "$out/fuzzrun" ./cmd/fuzzrun
 campaign() {
 	local start
 	start=$(date +%s%N)
-	env -u GOMAXPROCS "$out/fuzzrun" -runs 10 -seed 3 -workers "$1" >/dev/null 2>&1 || true # its exit code says whether rows showed what they must
+	env -u GOMAXPROCS "$out/fuzzrun" -runs 30 -seed 3 -workers "$1" >/dev/null 2>&1 || true # its exit code says whether rows showed what they must
 	echo $((($(date +%s%N) - start) / 1000000))
 }
 one=0 two=0
