@@ -3,6 +3,7 @@ package properties_test
 import (
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,14 +14,18 @@ import (
 	"github.com/converge-sim/converge/scenarios"
 )
 
-// TestExploreMeasure prints where an exploration's work goes: set
-// EXPLORE_MEASURE to a scenario, EXPLORE_DEPTH to a depth and optionally
-// EXPLORE_FAULTS to a mix (default: every healable kind). Without
-// EXPLORE_MEASURE it is skipped.
-func TestExploreMeasure(t *testing.T) {
-	name := os.Getenv("EXPLORE_MEASURE")
+// The tests of this file are measurements, not checks: each runs only when
+// its environment variable names a scenario, and prints figures for
+// docs/design.md ("Bounded exhaustive exploration").
+
+// measuredExploration reads the scenario named by the environment variable
+// env, the depth in EXPLORE_DEPTH and the mix in EXPLORE_FAULTS (default:
+// every healable kind); it skips the test when env is unset.
+func measuredExploration(t *testing.T, env string) (properties.Scenario, int, faults.Mix) {
+	t.Helper()
+	name := os.Getenv(env)
 	if name == "" {
-		t.Skip("set EXPLORE_MEASURE to a scenario")
+		t.Skip("set " + env + " to a scenario")
 	}
 	sc, ok := scenarios.ByName(name)
 	require.True(t, ok, name)
@@ -31,8 +36,41 @@ func TestExploreMeasure(t *testing.T) {
 		mix, err = faults.ParseMix(s)
 		require.NoError(t, err)
 	}
+	return sc, depth, mix
+}
+
+// TestExploreMeasure prints where an exploration's work goes: set
+// EXPLORE_MEASURE to a scenario, EXPLORE_DEPTH to a depth and optionally
+// EXPLORE_FAULTS to a mix.
+func TestExploreMeasure(t *testing.T) {
+	sc, depth, mix := measuredExploration(t, "EXPLORE_MEASURE")
 	began := time.Now()
 	res, err := properties.ExploreWithStats(sc, mix, properties.ExploreOptions{Depth: depth}, os.Stdout)
 	require.NoError(t, err)
 	t.Logf("%s\n  %d steps, %d completion steps, %d pruned, %d faults, %d strike times, %v", res.Guarantee(), res.Steps, res.CompletionSteps, res.Pruned, res.FaultSpace, len(res.StrikeTimes), time.Since(began))
+}
+
+// TestExploreDepths prints, depth by depth, the cumulative states,
+// executions (and those pruned) and steps (and those of completions) of
+// an exploration and the CPU time it has taken: set EXPLORE_DEPTHS to a
+// scenario, EXPLORE_DEPTH to the deepest depth and optionally
+// EXPLORE_FAULTS to a mix.
+func TestExploreDepths(t *testing.T) {
+	sc, depth, mix := measuredExploration(t, "EXPLORE_DEPTHS")
+	cpu := func() float64 {
+		var ru syscall.Rusage
+		require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	}
+	began := cpu()
+	report := func(res properties.ExploreResult) {
+		t.Logf("%s %s depth %d: %d states, %d executions (%d pruned), %d steps (%d in completions), %.1f s CPU cumulative",
+			sc.Name, mix, res.Depth, res.States, res.Executions, res.Pruned, res.Steps, res.CompletionSteps, cpu()-began)
+	}
+	res, err := properties.Explore(sc, mix, properties.ExploreOptions{Depth: depth, Progress: report})
+	require.NoError(t, err)
+	if res.Counterexample != nil {
+		report(res)
+	}
+	t.Log(res.Guarantee())
 }
