@@ -88,7 +88,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		list      bool
 		force     bool
 	)
-	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given")
+	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign (with -strategy exhaustive, of each row's exploration); none when only -runs is given")
 	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
 	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); at most %d per CPU without -force-workers", maxWorkersPerCPU))
 	fs.BoolVar(&force, "force-workers", false, fmt.Sprintf("allow -workers beyond %d per CPU (up to %d)", maxWorkersPerCPU, MaxWorkers))
