@@ -50,10 +50,7 @@ func ApplyRestartsLater(c *model.Cluster, fs []Restart, name string, choose func
 	}
 	fs = slices.Clone(fs)
 	return c.Faults().CrashAfterWritesLater(fs[0].Controller, name, func() (int, model.Time) {
-		i := choose(len(fs))
-		if i < 0 || i >= len(fs) {
-			i = 0
-		}
+		i := chosen(choose, len(fs))
 		return fs[i].AfterWrites, fs[i].Down
 	})
 }
@@ -172,11 +169,7 @@ func ApplyAPIErrorsLater(c *model.Cluster, fs []APIError, name string, choose fu
 		all = append(all, armed{err, applied, f.Count})
 	}
 	return c.Faults().FailWritesLater(fs[0].Controller, name, func() (*model.StatusError, int, bool) {
-		i := choose(len(all))
-		if i < 0 || i >= len(all) {
-			i = 0
-		}
-		a := all[i]
+		a := all[chosen(choose, len(all))]
 		return a.err, a.n, a.applied
 	})
 }

@@ -43,10 +43,7 @@ func ApplyDelaysLater(c *model.Cluster, fs []Delay, name string, choose func(n i
 	}
 	fs = slices.Clone(fs)
 	return c.Faults().ArmDelayLater(fs[0].Controller, fs[0].Resource, name, func() model.Time {
-		i := choose(len(fs))
-		if i < 0 || i >= len(fs) {
-			i = 0
-		}
+		i := chosen(choose, len(fs))
 		return fs[i].For
 	})
 }
@@ -149,4 +146,13 @@ func (f Stale) Apply(c *model.Cluster) error {
 
 func (f Stale) String() string {
 	return fmt.Sprintf("stale %s cache of %s: %d resourceVersions behind for %d ticks", f.Resource, f.Controller, f.Behind, f.For)
+}
+
+// chosen is the index choose picks among n faults armed as one, the first
+// when it picks none of them.
+func chosen(choose func(n int) int, n int) int {
+	if i := choose(n); i >= 0 && i < n {
+		return i
+	}
+	return 0
 }

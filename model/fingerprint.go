@@ -475,7 +475,6 @@ func (f *fp) informer(inf *Informer) {
 			f.int(int64(d.d))
 		}
 	}
-
 	f.int(int64(len(inf.held)))
 	for _, hb := range inf.held {
 		f.event(hb.event)

@@ -508,25 +508,22 @@ func (p *pendingFault) Apply(c *model.Cluster) error {
 	}
 	switch first := p.faults[o[0]].(type) {
 	case faults.APIError:
-		fs := make([]faults.APIError, len(o))
-		for k, i := range o {
-			fs[k] = p.faults[i].(faults.APIError)
-		}
-		return faults.ApplyAPIErrorsLater(c, fs, fmt.Sprintf("one of the %d %s API errors on %s", len(o), p.class, first.Controller), choose)
+		return faults.ApplyAPIErrorsLater(c, optionFaults[faults.APIError](p.faults, o), fmt.Sprintf("one of the %d %s API errors on %s", len(o), p.class, first.Controller), choose)
 	case faults.Restart:
-		fs := make([]faults.Restart, len(o))
-		for k, i := range o {
-			fs[k] = p.faults[i].(faults.Restart)
-		}
-		return faults.ApplyRestartsLater(c, fs, fmt.Sprintf("one of the %d %s restarts after writes of %s", len(o), p.class, first.Controller), choose)
+		return faults.ApplyRestartsLater(c, optionFaults[faults.Restart](p.faults, o), fmt.Sprintf("one of the %d %s restarts after writes of %s", len(o), p.class, first.Controller), choose)
 	case faults.Delay:
-		fs := make([]faults.Delay, len(o))
-		for k, i := range o {
-			fs[k] = p.faults[i].(faults.Delay)
-		}
-		return faults.ApplyDelaysLater(c, fs, fmt.Sprintf("one of the %d %s delays of the next %s event to %s", len(o), p.class, first.Resource, first.Controller), choose)
+		return faults.ApplyDelaysLater(c, optionFaults[faults.Delay](p.faults, o), fmt.Sprintf("one of the %d %s delays of the next %s event to %s", len(o), p.class, first.Resource, first.Controller), choose)
 	}
 	return fmt.Errorf("explore: no way to arm %s later", p.faults[o[0]])
+}
+
+// optionFaults are the faults at the indices of an option, all of type F.
+func optionFaults[F faults.Fault](fs []faults.Fault, option []int) []F {
+	out := make([]F, len(option))
+	for k, i := range option {
+		out[k] = fs[i].(F)
+	}
+	return out
 }
 
 // String names the fault, or its class: pending faults with different
