@@ -78,6 +78,8 @@ func TestFindingFilesAreBoundedAndFitTheirScenario(t *testing.T) {
 		{"a huge count", map[string]any{"count": 1 << 50}, "count 1125899906842624: must be in [1, 1099511627776]"},
 		{"a huge step count", map[string]any{"steps": 1 << 40}, "steps 1099511627776: must be in [0, 1073741824]"},
 		{"a huge PCT depth", map[string]any{"strategy": "pct", "pct_depth": 1000000000}, "PCT depth 1000000000: must be in [1, 64]"},
+		{"a deviation bound past the depth", map[string]any{"strategy": "exhaustive", "pct_depth": 4, "deviations": 9}, "strategy: exhaustive deviations 9: must be in [0, 4], the depth (0: no bound)"},
+		{"a deviation bound on a random run", map[string]any{"deviations": 2}, "strategy: strategy random takes no deviation bound (got 2)"},
 		{"a null schedule", map[string]any{"schedule": json.RawMessage("null")}, "no schedule"},
 		{"null choices", map[string]any{"choices": json.RawMessage("null")}, "no choices"},
 	} {

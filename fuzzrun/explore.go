@@ -38,9 +38,10 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 	for _, row := range all {
 		start := time.Now()
 		res, err := properties.Explore(row.Scenario, row.Mix, properties.ExploreOptions{
-			Depth:  opts.strategy.Depth,
-			Faults: opts.exploreFaults,
-			Budget: opts.duration,
+			Depth:      opts.strategy.Depth,
+			Deviations: opts.strategy.Deviations,
+			Faults:     opts.exploreFaults,
+			Budget:     opts.duration,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: %s under %s: %v\n", row.Scenario.Name, row.Mix, err)
@@ -53,7 +54,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		}
 		rerun := exploreCommand(row.Scenario.Name, row.Mix, opts)
 		cx.Replay = rerun
-		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth}
+		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth, Deviations: opts.strategy.Deviations}
 		f := newFinding(j, cx)
 		f.ReplaySeed = rerun
 		f.Expected = row.expects(string(cx.Failure.Verdict))
@@ -83,5 +84,8 @@ func exploreCommand(scenario string, mix faults.Mix, opts *options) string {
 		parts = append(parts, "-faults", mix.String())
 	}
 	parts = append(parts, "-depth", fmt.Sprint(opts.strategy.Depth), "-max-faults", fmt.Sprint(opts.exploreFaults))
+	if k := opts.strategy.Deviations; k > 0 {
+		parts = append(parts, "-deviations", fmt.Sprint(k))
+	}
 	return strings.Join(parts, " ")
 }

@@ -38,6 +38,35 @@ func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
 	assert.Equal(t, fuzzrun.ExitOK, code, "the finding shows what the row must")
 }
 
+// TestExhaustiveCLIDeviationBound: with -deviations, replicaset-noresync's
+// lost rescale, which needs three choices off the canonical schedule
+// within four decisions, is found with two at depth 6; the finding file
+// keeps the bound, the command that explores the row again passes it, and
+// -replay reproduces the run. A bound of one shows nothing through depth
+// 8, and the guarantee says so.
+func TestExhaustiveCLIDeviationBound(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "2", "-out", dir)
+	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	assert.Contains(t, out, "replicaset-noresync: counterexample at depth 6 (goal-unmet) (")
+	assert.Contains(t, out, "scenario replicaset-noresync, faults drop, exhaustive depth 6, ≤2 deviations: converges violated (goal-unmet)")
+	files, err := filepath.Glob(filepath.Join(dir, "finding-replicaset-noresync-goal-unmet-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	f, err := fuzzrun.ReadFinding(files[0])
+	require.NoError(t, err)
+	assert.Equal(t, 2, f.Deviations)
+	assert.Contains(t, f.ReplaySeed, "-strategy exhaustive -scenario replicaset-noresync -faults drop -depth 8 -max-faults 1 -deviations 2")
+	code, out, stderr = cli(t, "-replay", files[0])
+	assert.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, "converges violated (goal-unmet)")
+	assert.NotContains(t, stderr, "nondeterministic")
+
+	code, out, stderr = cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "1")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, "replicaset-noresync: no counterexample with ≤1 fault (drop) and ≤8 decisions, ≤1 of them off the canonical schedule (")
+}
+
 // TestExhaustiveCLIPrintsTheGuarantee: a row that converges prints what
 // was shown, with its limits, and exits 0.
 func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {

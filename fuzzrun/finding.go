@@ -48,6 +48,8 @@ type Finding struct {
 	Seed     uint64 `json:"seed"`
 	Strategy string `json:"strategy"`
 	PCTDepth int    `json:"pct_depth,omitempty"`
+	// Deviations is the exhaustive strategy's deviation bound, if any.
+	Deviations int `json:"deviations,omitempty"`
 	// Property is the violated property, Verdict how it failed.
 	Property string `json:"property"`
 	Verdict  string `json:"verdict"`
@@ -112,6 +114,7 @@ func newFinding(j *job, cx *properties.Counterexample) *Finding {
 		Seed:        cx.Seed,
 		Strategy:    j.strategy().Name,
 		PCTDepth:    j.Depth,
+		Deviations:  j.Deviations,
 		Property:    cx.Failure.Property,
 		Verdict:     string(cx.Failure.Verdict),
 		FaultClass:  string(cx.Class),
@@ -152,18 +155,19 @@ func lost(j *job, seed uint64, verdict, summary string, details []string) *Findi
 		report += "  " + d + "\n"
 	}
 	return &Finding{
-		Format:   FindingFormat,
-		Version:  version(),
-		Scenario: j.Scenario,
-		Faults:   j.Faults,
-		Seed:     seed,
-		Strategy: j.strategy().Name,
-		PCTDepth: j.Depth,
-		Property: property,
-		Verdict:  verdict,
-		Summary:  summary,
-		Report:   report,
-		Count:    1,
+		Format:     FindingFormat,
+		Version:    version(),
+		Scenario:   j.Scenario,
+		Faults:     j.Faults,
+		Seed:       seed,
+		Strategy:   j.strategy().Name,
+		PCTDepth:   j.Depth,
+		Deviations: j.Deviations,
+		Property:   property,
+		Verdict:    verdict,
+		Summary:    summary,
+		Report:     report,
+		Count:      1,
 	}
 }
 
@@ -217,7 +221,7 @@ func safeName(s string) string {
 
 // strategy returns the finding's strategy.
 func (f *Finding) strategy() properties.Strategy {
-	return properties.Strategy{Name: f.Strategy, Depth: f.PCTDepth}
+	return properties.Strategy{Name: f.Strategy, Depth: f.PCTDepth, Deviations: f.Deviations}
 }
 
 // Marshal renders the finding as indented JSON with a final newline.

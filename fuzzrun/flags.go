@@ -84,6 +84,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		strategy  string
 		depth     int
 		explore   int
+		deviate   int
 		shard     string
 		list      bool
 		force     bool
@@ -97,6 +98,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.Uint64Var(&opts.seed, "seed", 1, "first seed; with a single -scenario and no -duration, -runs or -shard, replay this seed (re-run and re-shrink it) and print its trace")
 	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random, pct (probabilistic concurrency testing) or exhaustive (bounded exhaustive exploration)")
 	fs.IntVar(&explore, "depth", DefaultExploreDepth, fmt.Sprintf("with -strategy exhaustive: explore every choice of the first `D` decisions (1 to %d)", properties.MaxExploreDepth))
+	fs.IntVar(&deviate, "deviations", 0, "with -strategy exhaustive: let at most `K` of the -depth decisions leave the canonical schedule, the others take its choice (0: no bound; at most -depth)")
 	fs.IntVar(&opts.exploreFaults, "max-faults", properties.DefaultExploreFaults, fmt.Sprintf("with -strategy exhaustive: inject at most `F` faults per run (0 to %d)", properties.MaxExploreFaults))
 	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d, at most %d)", properties.DefaultPCTDepth, properties.MaxPCTDepth))
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
@@ -137,8 +139,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	switch {
 	case exhaustive && set["pct-depth"]:
 		return nil, errors.New("-pct-depth applies to -strategy pct; -strategy exhaustive takes -depth")
-	case !exhaustive && (set["depth"] || set["max-faults"]):
-		return nil, fmt.Errorf("-depth and -max-faults apply to -strategy %s", properties.StrategyExhaustive)
+	case !exhaustive && (set["depth"] || set["max-faults"] || set["deviations"]):
+		return nil, fmt.Errorf("-depth, -max-faults and -deviations apply to -strategy %s", properties.StrategyExhaustive)
 	case exhaustive && (opts.exploreFaults < 0 || opts.exploreFaults > properties.MaxExploreFaults):
 		return nil, fmt.Errorf("-max-faults %d: must be in [0, %d]", opts.exploreFaults, properties.MaxExploreFaults)
 	case exhaustive:
@@ -149,6 +151,12 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 			return nil, fmt.Errorf("-depth: %w", err)
 		}
 		return nil, fmt.Errorf("-strategy: %w", err)
+	}
+	if exhaustive {
+		opts.strategy.Deviations = deviate
+		if err := opts.strategy.Validate(); err != nil {
+			return nil, fmt.Errorf("-deviations: %w", err)
+		}
 	}
 	maxWorkers := MaxWorkers
 	if !force {

@@ -24,6 +24,8 @@ type job struct {
 	Budget   time.Duration `json:"budget"`
 	Strategy string        `json:"strategy,omitempty"`
 	Depth    int           `json:"pct_depth,omitempty"`
+	// Deviations is the exhaustive strategy's deviation bound.
+	Deviations int `json:"deviations,omitempty"`
 }
 
 func (j *job) strategy() properties.Strategy {
@@ -31,7 +33,7 @@ func (j *job) strategy() properties.Strategy {
 	if name == "" {
 		name = properties.StrategyRandom
 	}
-	return properties.Strategy{Name: name, Depth: j.Depth}
+	return properties.Strategy{Name: name, Depth: j.Depth, Deviations: j.Deviations}
 }
 
 // result is what a worker reports for one seed of a job: a finding when

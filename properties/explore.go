@@ -35,6 +35,13 @@ type ExploreOptions struct {
 	// Faults is F, the most faults a run injects; zero means
 	// DefaultExploreFaults. With an empty mix no fault is injected.
 	Faults int
+	// Deviations, if positive, is K: at most K of the D decisions take a
+	// value other than 0, the one the canonical completion takes; once K
+	// have, the others take 0 (docs/design.md, "Deviation bounding"). In
+	// [0, Depth]; zero means no such bound. Sleep sets are off under it:
+	// the reordering a sleeping action stands for may need a deviation
+	// more than the path that explored it.
+	Deviations int
 	// Stateless turns state caching off: every path is re-executed, none
 	// pruned by its fingerprint.
 	Stateless bool
@@ -67,9 +74,11 @@ type ExploreResult struct {
 	Scenario string
 	Faults   faults.Mix
 	// MaxFaults is F; Depth the deepest depth fully explored (the depth of
-	// the counterexample when there is one).
-	MaxFaults int
-	Depth     int
+	// the counterexample when there is one); Deviations the deviation
+	// bound K, zero for none.
+	MaxFaults  int
+	Depth      int
+	Deviations int
 	// TimedOut says the budget ran out before the requested depth.
 	TimedOut bool
 	// Stateless says no state caching was used; SleepSets that sleep sets
@@ -122,6 +131,9 @@ func (r ExploreResult) Guarantee() string {
 			fmt.Fprintf(&b, " (%s)", r.Faults)
 		}
 		fmt.Fprintf(&b, " and ≤%d decisions", r.Depth)
+		if k := binding(r.Deviations, r.Depth); k > 0 {
+			fmt.Fprintf(&b, ", ≤%d of them off the canonical schedule", k)
+		}
 	}
 	b.WriteString(" (")
 	if r.Stateless {
@@ -160,9 +172,10 @@ func (r ExploreResult) Guarantee() string {
 // choices) pair that Replay replays, judged by the same runner, with the
 // same quiescence and verdicts, as a random search's runs.
 //
+// With opts.Deviations K, at most K of the first D choices are not 0.
 // Unless opts.Stateless, a decision point whose state fingerprint
 // (model.Cluster.Fingerprint, with the runner's own state) was seen with
-// at least as many decisions left is pruned.
+// at least as many decisions, and deviations, left is pruned.
 func Explore(sc Scenario, mix faults.Mix, opts ExploreOptions) (ExploreResult, error) {
 	if err := opts.validate(); err != nil {
 		return ExploreResult{}, err
@@ -182,10 +195,31 @@ func (o ExploreOptions) validate() error {
 	if o.Faults < 0 || o.Faults > MaxExploreFaults {
 		errs = append(errs, fmt.Errorf("explore faults %d: must be in [0, %d] (0: %d)", o.Faults, MaxExploreFaults, DefaultExploreFaults))
 	}
+	if err := checkDeviations("explore deviations", o.Deviations, o.Depth); err != nil {
+		errs = append(errs, err)
+	}
 	if o.Budget < 0 {
 		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))
 	}
 	return errors.Join(errs...)
+}
+
+// binding returns the deviation bound k if it binds at depth d, else 0.
+func binding(k, d int) int {
+	if k >= d {
+		return 0
+	}
+	return k
+}
+
+// checkDeviations checks a deviation bound k for depth d, the one range
+// check of ExploreOptions.Deviations, Strategy.Deviations and fuzzrun's
+// -deviations; what names the value.
+func checkDeviations(what string, k, d int) error {
+	if k < 0 || k > max(d, 0) {
+		return fmt.Errorf("%s %d: must be in [0, %d], the depth (0: no bound)", what, k, max(d, 0))
+	}
+	return nil
 }
 
 // checkExploreDepth checks an exploration depth, the one range check of
@@ -204,7 +238,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		return ExploreResult{}, err
 	}
 	sc := p.shape.sc
-	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Stateless: opts.Stateless, SleepSets: !opts.NoSleepSets}
+	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: !opts.NoSleepSets && opts.Deviations == 0}
 	if res.MaxFaults == 0 {
 		res.MaxFaults = DefaultExploreFaults
 	}
@@ -224,7 +258,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets && opts.Deviations == 0, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		c, _, err := start(sc, RunOptions{DiscardTrace: true})
 		if err != nil {
@@ -270,6 +304,8 @@ type explorer struct {
 	eager        bool
 	stateless    bool
 	sleep        bool
+	// deviations bounds the decisions off value 0 (0: no bound).
+	deviations int
 	// seen maps a state key to how it was explored: every path from it
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
@@ -293,15 +329,15 @@ type explorer struct {
 // the actions of explorer.sleepSets[sleep-1] asleep (none when sleep is
 // 0).
 type seenState struct {
-	left  int32
-	sleep uint32
+	left, devLeft int32
+	sleep         uint32
 }
 
 // covers reports whether exploring a state that s was explored as, with
 // left decisions left and sleep asleep, would explore nothing that s did
 // not.
-func (e *explorer) covers(s seenState, left int, sleep []model.Action) bool {
-	if int(s.left) < left {
+func (e *explorer) covers(s seenState, left, devLeft int, sleep []model.Action) bool {
+	if int(s.left) < left || int(s.devLeft) < devLeft {
 		return false
 	}
 	if s.sleep == 0 {
@@ -317,8 +353,8 @@ func (e *explorer) covers(s seenState, left int, sleep []model.Action) bool {
 
 // record records that a state is explored with left decisions left and
 // sleep asleep.
-func (e *explorer) record(key uint64, left int, sleep []model.Action) {
-	s := seenState{left: int32(left)}
+func (e *explorer) record(key uint64, left, devLeft int, sleep []model.Action) {
+	s := seenState{left: int32(left), devLeft: int32(devLeft)}
 	if len(sleep) > 0 {
 		// Consecutive points of a path mostly carry the same set: keep
 		// it once.
@@ -559,7 +595,7 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 		for _, t := range sched {
 			t.Fault.(*pendingFault).chosen = -1
 		}
-		ch := &exploreChooser{e: e, prefix: prefix, bound: d, collect: collect, faults: len(sched), prefixSteps: -1}
+		ch := &exploreChooser{e: e, prefix: prefix, bound: d, devBound: e.deviations, collect: collect, faults: len(sched), prefixSteps: -1}
 		out, pruned, err := e.run(sched, ch)
 		if err != nil {
 			return nil, err
@@ -644,7 +680,7 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 	return &Counterexample{
 		Scenario: e.p.shape.sc.Name,
 		Faults:   e.p.mix,
-		Strategy: Strategy{Name: StrategyExhaustive, Depth: d},
+		Strategy: Strategy{Name: StrategyExhaustive, Depth: d, Deviations: binding(e.deviations, d)},
 		Failure:  out.Failure,
 		Schedule: sched,
 		Choices:  choices,
@@ -662,6 +698,9 @@ type exploreChooser struct {
 	e      *explorer
 	prefix []int
 	bound  int
+	// devBound bounds the decisions within the bound that take a value
+	// other than 0 (0: no bound); dev counts them.
+	devBound, dev int
 	// collect records the time of each decision point up to the bound
 	// (strike times for faults).
 	collect bool
@@ -720,12 +759,17 @@ func (x *exploreChooser) nextAwake(i, v int) int {
 }
 
 // decide makes the next decision among n values: the prefix's value while
-// it lasts, then, if explore, the first value not asleep, else 0. It
-// records the decision; one not explored has a single value. A decision
-// whose values are all asleep ends the run as pruned.
-func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
+// it lasts, then, if explore, the first value not asleep, else 0. A
+// decision that deviates (counts toward the deviation bound) is not
+// explored once the bound is spent, and spends it when its value is not
+// 0. It records the decision; one not explored has a single value. A
+// decision whose values are all asleep ends the run as pruned.
+func (x *exploreChooser) decide(n int, explore, deviates bool, asleep []bool) int {
 	i := len(x.log)
 	v := 0
+	if deviates && x.devBound > 0 && x.dev >= x.devBound {
+		explore = false
+	}
 	switch {
 	case i < len(x.prefix):
 		v = x.prefix[i]
@@ -742,6 +786,8 @@ func (x *exploreChooser) decide(n int, explore bool, asleep []bool) int {
 	}
 	if !explore {
 		n, asleep = 1, nil
+	} else if deviates && v != 0 {
+		x.dev++
 	}
 	x.ns = append(x.ns, n)
 	x.asleep = append(x.asleep, asleep)
@@ -757,20 +803,20 @@ func (x *exploreChooser) Choose(n int, label string) int {
 	if label == faultLabel {
 		x.faultChoices = append(x.faultChoices, len(x.log))
 		x.afterFault = x.e.stats != nil && len(x.log) >= len(x.prefix)
-		return x.decide(n, true, nil)
+		return x.decide(n, true, false, nil)
 	}
 	explore := x.counted < x.bound
 	x.counted++
-	return x.decide(n, explore, nil)
+	return x.decide(n, explore, true, nil)
 }
 
 // chooseStep is the fault phase's step decision among n values: 0
 // settles a busy cluster, the others run the enabled actions. At a point
 // past the replayed prefix it looks the state up first, and prunes one
-// already explored with as many decisions left and no more asleep: within
-// the bound, its subtree was explored; past it, where every decision takes
-// 0, the one canonical completion from it was, and it did not fail (a
-// failure ends the exploration). Steps taken are part of the state key, so
+// already explored with as many decisions (and deviations) left and no
+// more asleep: within the bound, its subtree was explored; past it, where
+// every decision takes 0, the one canonical completion from it was, and
+// it did not fail (a failure ends the exploration). Steps taken are part of the state key, so
 // a run never meets a state of its own again.
 func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 	within := x.counted < x.bound
@@ -789,7 +835,11 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 	if !x.e.stateless && len(x.log) >= len(x.prefix) {
 		key := r.stateKey(x.faults)
 		left := max(0, x.bound-x.counted)
-		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, x.sleep) {
+		devLeft := left
+		if x.devBound > 0 {
+			devLeft = min(left, x.devBound-x.dev)
+		}
+		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, devLeft, x.sleep) {
 			if afterFault {
 				x.e.stats.prunedAfterFault++
 			}
@@ -798,7 +848,7 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 		if afterFault {
 			x.e.stats.newAfterFault++
 		}
-		x.e.record(key, left, x.sleep)
+		x.e.record(key, left, devLeft, x.sleep)
 	}
 	action := func(v int) (model.Action, bool) {
 		if busy {
@@ -823,7 +873,7 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 			x.e.stats.decision(r, n, busy, asleep)
 		}
 		x.counted++
-		v = x.decide(n, within, asleep)
+		v = x.decide(n, within, true, asleep)
 		if x.e.sleep && within {
 			// The values before v not asleep were explored before it.
 			for u := range v {

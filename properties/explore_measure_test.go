@@ -54,7 +54,7 @@ func TestExploreMeasure(t *testing.T) {
 // executions (and those pruned) and steps (and those of completions) of
 // an exploration and the CPU time it has taken: set EXPLORE_DEPTHS to a
 // scenario, EXPLORE_DEPTH to the deepest depth and optionally
-// EXPLORE_FAULTS to a mix.
+// EXPLORE_FAULTS to a mix and EXPLORE_DEVIATIONS to a deviation bound.
 func TestExploreDepths(t *testing.T) {
 	sc, depth, mix := measuredExploration(t, "EXPLORE_DEPTHS")
 	cpu := func() float64 {
@@ -67,7 +67,13 @@ func TestExploreDepths(t *testing.T) {
 		t.Logf("%s %s depth %d: %d states, %d executions (%d pruned), %d steps (%d in completions), %.1f s CPU cumulative",
 			sc.Name, mix, res.Depth, res.States, res.Executions, res.Pruned, res.Steps, res.CompletionSteps, cpu()-began)
 	}
-	res, err := properties.Explore(sc, mix, properties.ExploreOptions{Depth: depth, Progress: report})
+	dev := 0
+	if s := os.Getenv("EXPLORE_DEVIATIONS"); s != "" {
+		var err error
+		dev, err = strconv.Atoi(s)
+		require.NoError(t, err)
+	}
+	res, err := properties.Explore(sc, mix, properties.ExploreOptions{Depth: depth, Deviations: dev, Progress: report})
 	require.NoError(t, err)
 	if res.Counterexample != nil {
 		report(res)

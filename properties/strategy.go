@@ -46,6 +46,10 @@ type Strategy struct {
 	// bound is a guide, not a guarantee. Zero means DefaultPCTDepth; the
 	// random strategy takes none.
 	Depth int
+	// Deviations is the exhaustive strategy's deviation bound (see
+	// ExploreOptions.Deviations): zero for none; the other strategies take
+	// none.
+	Deviations int
 
 	_ struct{}
 }
@@ -59,6 +63,9 @@ func ParseStrategy(name string, depth int) (Strategy, error) {
 
 // Validate reports what is wrong with the strategy.
 func (s Strategy) Validate() error {
+	if s.Deviations != 0 && s.Name != StrategyExhaustive {
+		return fmt.Errorf("strategy %s takes no deviation bound (got %d)", s.Name, s.Deviations)
+	}
 	switch s.Name {
 	case "", StrategyRandom:
 		if s.Depth != 0 {
@@ -69,7 +76,10 @@ func (s Strategy) Validate() error {
 			return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
 		}
 	case StrategyExhaustive:
-		return checkExploreDepth("exhaustive depth", s.Depth)
+		if err := checkExploreDepth("exhaustive depth", s.Depth); err != nil {
+			return err
+		}
+		return checkDeviations("exhaustive deviations", s.Deviations, s.Depth)
 	default:
 		return fmt.Errorf("unknown strategy %q (known: %s, %s, %s)", s.Name, StrategyRandom, StrategyPCT, StrategyExhaustive)
 	}
@@ -87,9 +97,12 @@ func (s Strategy) depth() int {
 	return s.Depth
 }
 
-// String renders "random", "pct", "pct depth 2" or "exhaustive depth 8".
+// String renders "random", "pct", "pct depth 2", "exhaustive depth 8" or
+// "exhaustive depth 10, ≤3 deviations".
 func (s Strategy) String() string {
 	switch {
+	case s.Name == StrategyExhaustive && s.Deviations > 0:
+		return fmt.Sprintf("%s depth %d, ≤%d deviations", StrategyExhaustive, s.Depth, s.Deviations)
 	case s.Name == StrategyExhaustive:
 		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
 	case !s.PCT():

@@ -69,6 +69,25 @@ func TestParseStrategy(t *testing.T) {
 	}
 }
 
+// TestStrategyDeviations: only the exhaustive strategy takes a deviation
+// bound, within its depth, and names it.
+func TestStrategyDeviations(t *testing.T) {
+	s := properties.Strategy{Name: properties.StrategyExhaustive, Depth: 10, Deviations: 3}
+	require.NoError(t, s.Validate())
+	assert.Equal(t, "exhaustive depth 10, ≤3 deviations", s.String())
+	for _, tc := range []struct {
+		s   properties.Strategy
+		err string
+	}{
+		{properties.Strategy{Name: properties.StrategyPCT, Deviations: 2}, "strategy pct takes no deviation bound (got 2)"},
+		{properties.Strategy{Name: properties.StrategyRandom, Deviations: 1}, "strategy random takes no deviation bound (got 1)"},
+		{properties.Strategy{Name: properties.StrategyExhaustive, Depth: 4, Deviations: 5}, "exhaustive deviations 5: must be in [0, 4], the depth (0: no bound)"},
+		{properties.Strategy{Name: properties.StrategyExhaustive, Depth: 4, Deviations: -1}, "exhaustive deviations -1: must be in [0, 4]"},
+	} {
+		assert.ErrorContains(t, tc.s.Validate(), tc.err)
+	}
+}
+
 // TestPCTCounterexampleReplaysExactly: PCT's schedule is recorded as plain
 // choices, so Replay, which knows nothing of strategies, replays it.
 func TestPCTCounterexampleReplaysExactly(t *testing.T) {
