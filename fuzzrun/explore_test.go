@@ -15,54 +15,48 @@ import (
 // TestExhaustiveCLIWritesAReplayableFinding: fuzzrun -strategy exhaustive
 // finds replicaset-noresync's lost rescale at its minimal depth, writes it
 // as an ordinary finding file, and -replay reproduces it; the row must
-// fail this way, so the exit code is 0.
+// fail this way, so the exit code is 0. The rescale takes three choices
+// off the canonical schedule within four decisions, or two within six:
+// with -deviations 2 it is found at depth 6, and the finding file and the
+// command that explores the row again keep the bound.
 func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
-	dir := t.TempDir()
-	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "5", "-out", dir)
-	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
-	assert.Contains(t, out, "replicaset-noresync: counterexample at depth 4 (goal-unmet) (")
-	assert.Contains(t, out, "scenario replicaset-noresync, faults drop, exhaustive depth 4: converges violated (goal-unmet)")
-	files, err := filepath.Glob(filepath.Join(dir, "finding-replicaset-noresync-goal-unmet-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	f, err := fuzzrun.ReadFinding(files[0])
-	require.NoError(t, err)
-	assert.Equal(t, "exhaustive", f.Strategy)
-	assert.True(t, f.Expected)
-	assert.Contains(t, f.ReplaySeed, "-strategy exhaustive -scenario replicaset-noresync -faults drop -depth 5 -max-faults 1")
+	for _, tc := range []struct {
+		args       []string
+		found      string
+		deviations int
+		again      string
+	}{
+		{[]string{"-depth", "5"}, "exhaustive depth 4", 0, "-depth 5 -max-faults 1"},
+		{[]string{"-depth", "8", "-deviations", "2"}, "exhaustive depth 6, ≤2 deviations", 2, "-depth 8 -max-faults 1 -deviations 2"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-out", dir}, tc.args...)
+		code, out, stderr := cli(t, args...)
+		require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+		assert.Contains(t, out, "scenario replicaset-noresync, faults drop, "+tc.found+": converges violated (goal-unmet)")
+		files, err := filepath.Glob(filepath.Join(dir, "finding-replicaset-noresync-goal-unmet-*.json"))
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		f, err := fuzzrun.ReadFinding(files[0])
+		require.NoError(t, err)
+		assert.Equal(t, "exhaustive", f.Strategy)
+		assert.Equal(t, tc.deviations, f.Deviations)
+		assert.True(t, f.Expected)
+		assert.Contains(t, f.ReplaySeed, "-strategy exhaustive -scenario replicaset-noresync -faults drop "+tc.again)
 
-	code, out, stderr = cli(t, "-replay", files[0])
-	assert.Contains(t, out, "converges violated (goal-unmet)", "stderr:\n%s", stderr)
-	assert.NotContains(t, stderr, "nondeterministic")
-	assert.NotContains(t, stderr, "does not fit")
-	assert.Equal(t, fuzzrun.ExitOK, code, "the finding shows what the row must")
+		code, out, stderr = cli(t, "-replay", files[0])
+		assert.Contains(t, out, "converges violated (goal-unmet)", "stderr:\n%s", stderr)
+		assert.NotContains(t, stderr, "nondeterministic")
+		assert.NotContains(t, stderr, "does not fit")
+		assert.Equal(t, fuzzrun.ExitOK, code, "the finding shows what the row must")
+	}
 }
 
-// TestExhaustiveCLIDeviationBound: with -deviations, replicaset-noresync's
-// lost rescale, which needs three choices off the canonical schedule
-// within four decisions, is found with two at depth 6; the finding file
-// keeps the bound, the command that explores the row again passes it, and
-// -replay reproduces the run. A bound of one shows nothing through depth
-// 8, and the guarantee says so.
-func TestExhaustiveCLIDeviationBound(t *testing.T) {
-	dir := t.TempDir()
-	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "2", "-out", dir)
-	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
-	assert.Contains(t, out, "replicaset-noresync: counterexample at depth 6 (goal-unmet) (")
-	assert.Contains(t, out, "scenario replicaset-noresync, faults drop, exhaustive depth 6, ≤2 deviations: converges violated (goal-unmet)")
-	files, err := filepath.Glob(filepath.Join(dir, "finding-replicaset-noresync-goal-unmet-*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	f, err := fuzzrun.ReadFinding(files[0])
-	require.NoError(t, err)
-	assert.Equal(t, 2, f.Deviations)
-	assert.Contains(t, f.ReplaySeed, "-strategy exhaustive -scenario replicaset-noresync -faults drop -depth 8 -max-faults 1 -deviations 2")
-	code, out, stderr = cli(t, "-replay", files[0])
-	assert.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
-	assert.Contains(t, out, "converges violated (goal-unmet)")
-	assert.NotContains(t, stderr, "nondeterministic")
-
-	code, out, stderr = cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "1")
+// TestExhaustiveCLINamesTheDeviationBound: a bound of one deviation shows
+// no lost rescale through depth 8, and the guarantee says within which
+// bound.
+func TestExhaustiveCLINamesTheDeviationBound(t *testing.T) {
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "1")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, "replicaset-noresync: no counterexample with ≤1 fault (drop) and ≤8 decisions, ≤1 of them off the canonical schedule (")
 }

@@ -19,9 +19,10 @@ import (
 // docs/design.md ("Bounded exhaustive exploration").
 
 // measuredExploration reads the scenario named by the environment variable
-// env, the depth in EXPLORE_DEPTH and the mix in EXPLORE_FAULTS (default:
-// every healable kind); it skips the test when env is unset.
-func measuredExploration(t *testing.T, env string) (properties.Scenario, int, faults.Mix) {
+// env, the depth in EXPLORE_DEPTH, the mix in EXPLORE_FAULTS (default:
+// every healable kind) and the deviation bound in EXPLORE_DEVIATIONS
+// (default: none); it skips the test when env is unset.
+func measuredExploration(t *testing.T, env string) (properties.Scenario, faults.Mix, properties.ExploreOptions) {
 	t.Helper()
 	name := os.Getenv(env)
 	if name == "" {
@@ -36,16 +37,21 @@ func measuredExploration(t *testing.T, env string) (properties.Scenario, int, fa
 		mix, err = faults.ParseMix(s)
 		require.NoError(t, err)
 	}
-	return sc, depth, mix
+	opts := properties.ExploreOptions{Depth: depth}
+	if s := os.Getenv("EXPLORE_DEVIATIONS"); s != "" {
+		opts.Deviations, err = strconv.Atoi(s)
+		require.NoError(t, err)
+	}
+	return sc, mix, opts
 }
 
 // TestExploreMeasure prints where an exploration's work goes: set
 // EXPLORE_MEASURE to a scenario, EXPLORE_DEPTH to a depth and optionally
-// EXPLORE_FAULTS to a mix.
+// EXPLORE_FAULTS to a mix and EXPLORE_DEVIATIONS to a deviation bound.
 func TestExploreMeasure(t *testing.T) {
-	sc, depth, mix := measuredExploration(t, "EXPLORE_MEASURE")
+	sc, mix, opts := measuredExploration(t, "EXPLORE_MEASURE")
 	began := time.Now()
-	res, err := properties.ExploreWithStats(sc, mix, properties.ExploreOptions{Depth: depth}, os.Stdout)
+	res, err := properties.ExploreWithStats(sc, mix, opts, os.Stdout)
 	require.NoError(t, err)
 	t.Logf("%s\n  %d steps, %d completion steps, %d pruned, %d faults, %d strike times, %v", res.Guarantee(), res.Steps, res.CompletionSteps, res.Pruned, res.FaultSpace, len(res.StrikeTimes), time.Since(began))
 }
@@ -56,7 +62,7 @@ func TestExploreMeasure(t *testing.T) {
 // scenario, EXPLORE_DEPTH to the deepest depth and optionally
 // EXPLORE_FAULTS to a mix and EXPLORE_DEVIATIONS to a deviation bound.
 func TestExploreDepths(t *testing.T) {
-	sc, depth, mix := measuredExploration(t, "EXPLORE_DEPTHS")
+	sc, mix, opts := measuredExploration(t, "EXPLORE_DEPTHS")
 	cpu := func() float64 {
 		var ru syscall.Rusage
 		require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
@@ -67,13 +73,8 @@ func TestExploreDepths(t *testing.T) {
 		t.Logf("%s %s depth %d: %d states, %d executions (%d pruned), %d steps (%d in completions), %.1f s CPU cumulative",
 			sc.Name, mix, res.Depth, res.States, res.Executions, res.Pruned, res.Steps, res.CompletionSteps, cpu()-began)
 	}
-	dev := 0
-	if s := os.Getenv("EXPLORE_DEVIATIONS"); s != "" {
-		var err error
-		dev, err = strconv.Atoi(s)
-		require.NoError(t, err)
-	}
-	res, err := properties.Explore(sc, mix, properties.ExploreOptions{Depth: depth, Deviations: dev, Progress: report})
+	opts.Progress = report
+	res, err := properties.Explore(sc, mix, opts)
 	require.NoError(t, err)
 	if res.Counterexample != nil {
 		report(res)
