@@ -194,7 +194,8 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		}
 		wt := newWaiter(mc, b.m.conv, m.clock.bubble)
 		cl := &modelClient{env: b.m.env, cache: peekReader{mc, wt}, live: liveReader{live, wt}, w: waitingWriter{mc, wt}, name: name}
-		return &adapter{ctx: ctx, r: newReconciler(cl), conv: b.m.conv, before: syncClock, waiter: wt}
+		r := newReconciler(cl)
+		return declaring(&adapter{ctx: ctx, r: r, conv: b.m.conv, before: syncClock, waiter: wt}, r)
 	}
 	if g := b.goal; g != nil {
 		e := b.m.env

@@ -17,3 +17,15 @@ func Check(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 	t.Helper()
 	properties.CheckWith(t, sc, mix, properties.CheckOptions{Wrap: properties.InBubble(t)})
 }
+
+// Explore runs properties.Explore in a Go test with every execution, and
+// the replay of its counterexample, inside its own testing/synctest bubble
+// (properties.InBubble), as Check runs each run: the time user code reads
+// is the model's virtual time, so every execution starts from the same
+// clock, states that differ only in when user code read the wall clock do
+// not exist, and the counterexample replays byte for byte.
+func Explore(t *testing.T, sc properties.Scenario, mix faults.Mix, opts properties.ExploreOptions) (properties.ExploreResult, error) {
+	t.Helper()
+	opts.Wrap = properties.InBubble(t)
+	return properties.Explore(sc, mix, opts)
+}

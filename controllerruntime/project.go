@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -139,7 +140,7 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 			panic(fmt.Sprintf("controllerruntime: the setup did not build controller %s again when it (re)started", name))
 		}
 		current = ctrls[i]
-		return &projectAdapter{m: m, c: current}
+		return declaring(&projectAdapter{m: m, c: current}, reconcilerOf(current.ctrl))
 	}
 	if goal != nil {
 		e := &env{conv: m.conv, mapper: m.mapper, versions: newVersionMemo()}
@@ -149,6 +150,20 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		}
 	}
 	return m.cluster.AddController(spec)
+}
+
+// reconcilerOf returns the reconciler a controller built by the builder or
+// controller.New runs: controller-runtime keeps it in the exported field
+// Do of its controller struct. Nil if the controller is another type.
+func reconcilerOf(c controller.Controller) any {
+	v := reflect.ValueOf(c)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	if do := v.Elem().FieldByName("Do"); do.IsValid() && do.CanInterface() {
+		return do.Interface()
+	}
+	return nil
 }
 
 // runningController is one controller-runtime controller the setup built,

@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"context"
 	"errors"
+	"hash"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -32,6 +33,26 @@ type adapter struct {
 	// waiter, if set, lets the time the reconcile waits pass in the model
 	// (wait.go).
 	waiter *waiter
+}
+
+// withMemory is a model reconciler whose user reconciler declares its
+// memory: bounded exploration fingerprints it (model.Fingerprinter) instead
+// of naming the controller as unfingerprinted.
+type withMemory struct {
+	model.Reconciler
+	memory model.Fingerprinter
+}
+
+// Fingerprint writes the user reconciler's memory.
+func (w withMemory) Fingerprint(h hash.Hash64) { w.memory.Fingerprint(h) }
+
+// declaring returns r, which runs user, as a reconciler that declares
+// user's memory if user implements model.Fingerprinter.
+func declaring(r model.Reconciler, user any) model.Reconciler {
+	if fp, ok := user.(model.Fingerprinter); ok {
+		return withMemory{Reconciler: r, memory: fp}
+	}
+	return r
 }
 
 func (a *adapter) Reconcile(req model.Request) (model.Result, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
+	"pgregory.net/rapid"
 )
 
 // DefaultExploreFaults is how many faults a bounded exploration injects at
@@ -55,6 +56,12 @@ type ExploreOptions struct {
 	Budget time.Duration
 	// Progress, if set, is called after each depth is finished.
 	Progress func(ExploreResult)
+	// Wrap, if set, wraps every execution, and the replay of the
+	// counterexample, as SearchOptions.Wrap wraps a search's runs: an
+	// integration runs each inside its own testing/synctest bubble
+	// (InBubble), so that the time user code reads is virtual and each
+	// execution starts from the same clock. Its *rapid.T is nil.
+	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 
 	// faultPerTree explores each fault in trees of its own, as the
 	// explorer once did, not the faults of a class in one (explorer.depth):
@@ -258,9 +265,11 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets && opts.Deviations == 0, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets && opts.Deviations == 0, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
-		c, _, err := start(sc, RunOptions{DiscardTrace: true})
+		var c *model.Cluster
+		var err error
+		e.wrapped(func() { c, _, err = start(sc, RunOptions{DiscardTrace: true}) })
 		if err != nil {
 			return res, err
 		}
@@ -306,6 +315,8 @@ type explorer struct {
 	sleep        bool
 	// deviations bounds the decisions off value 0 (0: no bound).
 	deviations int
+	// wrap, if set, wraps each execution (ExploreOptions.Wrap).
+	wrap func(prop func(*rapid.T)) func(*rapid.T)
 	// seen maps a state key to how it was explored: every path from it
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
@@ -619,6 +630,16 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 	}
 }
 
+// wrapped calls f, inside ExploreOptions.Wrap if set; a panic in f,
+// errPruned included, goes on past it.
+func (e *explorer) wrapped(f func()) {
+	if e.wrap == nil {
+		f()
+		return
+	}
+	e.wrap(func(*rapid.T) { f() })(nil)
+}
+
 // errPruned unwinds a run at a decision point already explored.
 type errPruned struct{}
 
@@ -640,7 +661,7 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 			e.pruned++
 		}
 	}()
-	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true})
+	e.wrapped(func() { out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true}) })
 	if out != nil {
 		if e.stats != nil {
 			e.recordStats(sched, ch, out.Cluster.Steps(), out.QuietFrom, false)
@@ -667,7 +688,10 @@ func (e *explorer) recordStats(sched faults.Schedule, ch *exploreChooser, total,
 // counterexample replays the failing path with its trace kept.
 func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *Outcome, d int) (*Counterexample, error) {
 	choices = slices.Clone(choices)
-	out, diverged, err := e.p.replay(sched, choices, RunOptions{})
+	var out *Outcome
+	var diverged bool
+	var err error
+	e.wrapped(func() { out, diverged, err = e.p.replay(sched, choices, RunOptions{}) })
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func catalogScenario(t *testing.T, name string) properties.Scenario {
@@ -266,4 +267,27 @@ func TestExploreStrikesWithTimeTravel(t *testing.T) {
 	require.NotNil(t, res.Counterexample)
 	assert.Equal(t, properties.InvariantBroken, res.Counterexample.Failure.Verdict)
 	assert.Positive(t, res.FaultSpace)
+}
+
+// TestExploreWrapsEveryExecution: Wrap wraps each execution, pruned ones
+// included, the build that names unfingerprinted memory and the
+// counterexample's replay, and changes nothing of the result.
+func TestExploreWrapsEveryExecution(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-noresync")
+	plain, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
+	require.NoError(t, err)
+	calls := 0
+	wrap := func(prop func(*rapid.T)) func(*rapid.T) {
+		return func(rt *rapid.T) {
+			calls++
+			prop(rt)
+		}
+	}
+	wrapped, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5, Wrap: wrap})
+	require.NoError(t, err)
+	require.NotNil(t, wrapped.Counterexample)
+	assert.Equal(t, plain.Executions+2, calls)
+	assert.Positive(t, wrapped.Pruned)
+	assert.Equal(t, plain.Guarantee(), wrapped.Guarantee())
+	assert.Equal(t, plain.Counterexample.Trace.Hash(), wrapped.Counterexample.Trace.Hash())
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"slices"
 	"strconv"
 
@@ -36,6 +37,11 @@ type Reconciler struct {
 	// AlreadyExists instead of duplicating a pod.
 	GenerateName bool
 }
+
+// Fingerprint writes nothing: the reconciler keeps nothing between
+// reconciles but its client, so bounded exploration (crt.Explore) covers
+// it without naming it (model.Fingerprinter).
+func (*Reconciler) Fingerprint(hash.Hash64) {}
 
 // Reconcile brings one ReplicaSet's pods to spec.replicas.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
