@@ -23,9 +23,10 @@ func Check(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 // (properties.InBubble), as Check runs each run: the time user code reads
 // is the model's virtual time, so every execution starts from the same
 // clock, states that differ only in when user code read the wall clock do
-// not exist, and the counterexample replays byte for byte.
+// not exist, and the counterexample replays byte for byte; its replay line
+// is the test's go test line, unless the scenario names a Program.
 func Explore(t *testing.T, sc properties.Scenario, mix faults.Mix, opts properties.ExploreOptions) (properties.ExploreResult, error) {
 	t.Helper()
-	opts.Wrap = properties.InBubble(t)
+	opts.Wrap, opts.Test = properties.InBubble(t), t
 	return properties.Explore(sc, mix, opts)
 }

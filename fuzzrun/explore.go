@@ -3,7 +3,6 @@ package fuzzrun
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/converge-sim/converge/faults"
@@ -79,13 +78,5 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 
 // exploreCommand is the command that explores a row again.
 func exploreCommand(scenario string, mix faults.Mix, opts *options) string {
-	parts := []string{command(), "-strategy", properties.StrategyExhaustive, "-scenario", scenario}
-	if len(mix) > 0 {
-		parts = append(parts, "-faults", mix.String())
-	}
-	parts = append(parts, "-depth", fmt.Sprint(opts.strategy.Depth), "-max-faults", fmt.Sprint(opts.exploreFaults))
-	if k := opts.strategy.Deviations; k > 0 {
-		parts = append(parts, "-deviations", fmt.Sprint(k))
-	}
-	return strings.Join(parts, " ")
+	return properties.ExploreLine(command(), scenario, mix, opts.strategy.Depth, opts.exploreFaults, opts.strategy.Deviations)
 }

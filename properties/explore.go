@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/converge-sim/converge/faults"
@@ -56,6 +57,11 @@ type ExploreOptions struct {
 	Budget time.Duration
 	// Progress, if set, is called after each depth is finished.
 	Progress func(ExploreResult)
+	// Test, if set, is the test whose go test line replays the
+	// counterexample (Counterexample.Replay) when the scenario names no
+	// Program: the exploration is deterministic, so running the test again
+	// finds it again.
+	Test testing.TB
 	// Wrap, if set, wraps every execution, and the replay of the
 	// counterexample, as SearchOptions.Wrap wraps a search's runs: an
 	// integration runs each inside its own testing/synctest bubble
@@ -293,6 +299,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		res.StrikeTimes = e.strikeTimes()
 		res.Depth = d
 		if cx != nil {
+			cx.Replay = exploreReplay(sc, p.mix, opts, res.MaxFaults)
 			res.Counterexample = cx
 			break
 		}
@@ -301,6 +308,21 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// exploreReplay is the line that finds an exploration's counterexample
+// again: the scenario's Program's (ExploreLine), else the go test line of
+// opts.Test, else none.
+func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, maxFaults int) string {
+	switch {
+	case sc.Program != "":
+		return ExploreLine(sc.Program, sc.Name, mix, opts.Depth, maxFaults, opts.Deviations)
+	case opts.Test != nil:
+		if line, err := goTestLine(opts.Test.Name()); err == nil {
+			return line
+		}
+	}
+	return ""
 }
 
 // errBudget ends an exploration whose budget is spent.

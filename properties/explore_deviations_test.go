@@ -45,6 +45,7 @@ func TestExploreDeviationBound(t *testing.T) {
 		assert.Equal(t, properties.GoalUnmet, cx.Failure.Verdict)
 		assert.LessOrEqual(t, offCanonical(cx.Choices), tc.deviations)
 		assert.Contains(t, cx.Report(), fmt.Sprintf("exhaustive depth %d, ≤%d deviations: ", tc.depth, tc.deviations))
+		assert.Equal(t, fmt.Sprintf("go run ./cmd/fuzzrun -strategy exhaustive -scenario replicaset-noresync -faults drop -depth 8 -max-faults 1 -deviations %d", tc.deviations), cx.Replay)
 
 		out, diverged, err := properties.Replay(sc, cx.Schedule, cx.Choices, properties.RunOptions{})
 		require.NoError(t, err)

@@ -291,3 +291,27 @@ func TestExploreWrapsEveryExecution(t *testing.T) {
 	assert.Equal(t, plain.Guarantee(), wrapped.Guarantee())
 	assert.Equal(t, plain.Counterexample.Trace.Hash(), wrapped.Counterexample.Trace.Hash())
 }
+
+// TestExploreReplayLine: a counterexample's replay line is the scenario's
+// program exploring the row again, else the go test line of
+// ExploreOptions.Test, else none, and the report then ends without one.
+func TestExploreReplayLine(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-edge")
+	res, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample)
+	assert.Equal(t, "go run ./cmd/fuzzrun -strategy exhaustive -scenario replicaset-edge -faults drop -depth 3 -max-faults 1", res.Counterexample.Replay)
+
+	sc.Program = ""
+	res, err = properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3, Test: t})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample)
+	assert.Equal(t, "go test ./properties -run '^TestExploreReplayLine$'", res.Counterexample.Replay)
+	assert.Contains(t, res.Counterexample.Report(), "\nreplay: go test ./properties -run '^TestExploreReplayLine$'\n")
+
+	res, err = properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample)
+	assert.Empty(t, res.Counterexample.Replay)
+	assert.NotContains(t, res.Counterexample.Report(), "replay:")
+}

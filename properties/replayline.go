@@ -26,6 +26,25 @@ func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint6
 	return b.String()
 }
 
+// ExploreLine renders the command that explores a row again with a
+// fuzzrun-like program: "program -strategy exhaustive -scenario S -faults
+// M -depth D -max-faults F", with "-deviations K" when K is positive. The
+// exploration is deterministic, so the line finds the same counterexample.
+// It is the one place such a line is rendered, for Explore and for
+// fuzzrun alike.
+func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, deviations int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s -strategy %s -scenario %s", program, StrategyExhaustive, scenario)
+	if len(mix) > 0 {
+		fmt.Fprintf(&b, " -faults %s", mix)
+	}
+	fmt.Fprintf(&b, " -depth %d -max-faults %d", depth, maxFaults)
+	if deviations > 0 {
+		fmt.Fprintf(&b, " -deviations %d", deviations)
+	}
+	return b.String()
+}
+
 // replayer is how a search renders the line that replays its finding:
 // the caller's SearchOptions.ReplayCommand, else the scenario's Program
 // line (ReplayLine), else the go test line of SearchOptions.Test.

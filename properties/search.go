@@ -119,7 +119,9 @@ func (cx *Counterexample) Report() string {
 	case len(cx.Adversarial) > 0:
 		fmt.Fprintf(&b, "found by a second search under the faithful faults alone: the first counterexample needed an adversarial fault (%s), which client-go never produces; this one is a bug real clusters trigger\n", cx.Adversarial)
 	}
-	fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
+	if cx.Replay != "" {
+		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
+	}
 	return b.String()
 }
 

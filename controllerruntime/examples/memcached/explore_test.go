@@ -26,6 +26,7 @@ func TestExploreFindsForgottenOwnsAtDepthOne(t *testing.T) {
 	assert.Equal(t, 1, res.Depth)
 	assert.Equal(t, properties.GoalUnmet, cx.Failure.Verdict, cx.Report())
 	assert.Contains(t, cx.Failure.Report(cx.Schedule), "is not Available")
+	assert.Equal(t, "go test ./examples/memcached -run '^TestExploreFindsForgottenOwnsAtDepthOne$'", cx.Replay)
 	synctest.Test(t, func(t *testing.T) {
 		out, diverged, err := properties.Replay(sc, cx.Schedule, cx.Choices, properties.RunOptions{})
 		require.NoError(t, err)
