@@ -116,7 +116,8 @@ type ExploreResult struct {
 	StrikeTimes []model.Time
 	// Unfingerprinted names the controllers whose memory the state
 	// fingerprint does not cover (they implement no model.Fingerprinter),
-	// and "monitors" when the scenario has monitors.
+	// and "monitors" when one of the scenario's monitors does not write its
+	// memory (Invariant.Fingerprint).
 	Unfingerprinted []string
 	// InputsNotExplored says the scenario declares state-transition inputs
 	// (Scenario.Inputs), which exploration does not draw: its runs apply
@@ -273,15 +274,19 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	}
 	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets && opts.Deviations == 0, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
-		var c *model.Cluster
 		var err error
-		e.wrapped(func() { c, _, err = start(sc, RunOptions{DiscardTrace: true}) })
+		e.wrapped(func() {
+			var c *model.Cluster
+			if c, _, err = start(sc, RunOptions{DiscardTrace: true}); err != nil {
+				return
+			}
+			res.Unfingerprinted = c.Unfingerprinted()
+			if sc.Monitors != nil && slices.ContainsFunc(sc.Monitors(c), func(inv Invariant) bool { return inv.Fingerprint == nil }) {
+				res.Unfingerprinted = append(res.Unfingerprinted, "monitors")
+			}
+		})
 		if err != nil {
 			return res, err
-		}
-		res.Unfingerprinted = c.Unfingerprinted()
-		if sc.Monitors != nil {
-			res.Unfingerprinted = append(res.Unfingerprinted, "monitors")
 		}
 	}
 	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
@@ -953,8 +958,9 @@ func (x *exploreChooser) after(r *runner, a model.Action) {
 // stateKey is the fingerprint of the cluster with the runner's own state
 // that decides the rest of the run: steps taken (the step bounds), the
 // fair scheduler's position, whether promptness is checked (the schedule's
-// class) and, when convergence time is judged, its marks; with the number
-// of faults in the schedule.
+// class) and, when convergence time is judged, its marks; the memory of
+// its monitors (Invariant.Fingerprint); with the number of faults in the
+// schedule.
 func (r *runner) stateKey(faults int) uint64 {
 	var buf [8 * 8]byte
 	b := buf[:0]
@@ -967,6 +973,15 @@ func (r *runner) stateKey(faults int) uint64 {
 	if r.sc.ConvergeWithin > 0 {
 		b = binary.LittleEndian.AppendUint64(b, uint64(r.disturbedAt))
 		b = binary.LittleEndian.AppendUint64(b, uint64(r.settledAt))
+	}
+	// Each monitor's memory is hashed on its own, so that what one writes
+	// cannot run into the next.
+	for _, inv := range r.invariants {
+		if inv.Fingerprint != nil {
+			m := fnv.New64a()
+			inv.Fingerprint(m)
+			b = binary.LittleEndian.AppendUint64(b, m.Sum64())
+		}
 	}
 	h := fnv.New64a()
 	_, _ = h.Write(b)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
@@ -152,16 +153,25 @@ func TestExploreWithoutFaults(t *testing.T) {
 	assert.Contains(t, res.Guarantee(), "replicaset-edge: no counterexample with ≤0 faults and ≤3 decisions (")
 }
 
-// TestExploreNamesUnfingerprintedMemory: the catalog's ReplicaSet
-// controllers and actors declare their memory, so nothing is named; a
-// scenario with monitors, whose memory is not fingerprinted, says so.
+// TestExploreNamesUnfingerprintedMemory: the catalog's controllers,
+// actors and monitors declare their memory, so nothing is named; a
+// scenario with a monitor that does not (no Invariant.Fingerprint) says
+// so.
 func TestExploreNamesUnfingerprintedMemory(t *testing.T) {
-	res, err := properties.Explore(catalogScenario(t, "replicaset-edge"), nil, properties.ExploreOptions{Depth: 1})
-	require.NoError(t, err)
-	assert.Empty(t, res.Unfingerprinted)
-	assert.NotContains(t, res.Guarantee(), "not fingerprinted")
+	for _, name := range []string{"replicaset-edge", "deployment", "statefulset", "timetravel-fixed"} {
+		res, err := properties.Explore(catalogScenario(t, name), nil, properties.ExploreOptions{Depth: 1})
+		require.NoError(t, err)
+		assert.Empty(t, res.Unfingerprinted, name)
+		assert.NotContains(t, res.Guarantee(), "not fingerprinted", name)
+	}
 
-	res, err = properties.Explore(catalogScenario(t, "deployment"), nil, properties.ExploreOptions{Depth: 1})
+	sc := catalogScenario(t, "replicaset-edge")
+	sc.Monitors = func(c *model.Cluster) []properties.Invariant {
+		writes := 0
+		c.OnWrite(func(model.Write) { writes++ })
+		return []properties.Invariant{{Name: "counts writes", Check: func(model.State) error { return nil }}}
+	}
+	res, err := properties.Explore(sc, nil, properties.ExploreOptions{Depth: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"monitors"}, res.Unfingerprinted)
 	assert.Contains(t, res.Guarantee(), "memory not fingerprinted: monitors;")

@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"hash"
 	"time"
 
 	"github.com/converge-sim/converge/faults"
@@ -14,6 +15,14 @@ import (
 type Invariant struct {
 	Name  string
 	Check func(s model.State) error
+	// Fingerprint, if set, writes what the invariant remembers across
+	// steps, canonically, as model.Fingerprinter does: a monitor
+	// (Scenario.Monitors) that keeps memory sets it so that bounded
+	// exploration tells apart states that differ in that memory. Monitors
+	// without it make the guarantee name "monitors" as not fingerprinted;
+	// an invariant of Scenario.Invariants, a function of the state alone,
+	// needs none.
+	Fingerprint func(h hash.Hash64)
 }
 
 // Expectation states what a scenario must show under a fault mix (an empty

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"hash"
+	"slices"
 
 	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/controllers/deployment"
@@ -136,6 +138,18 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 			return nil
 		},
 	}
+	// The two checks share one memory, which the first writes.
+	surge.Fingerprint = func(h hash.Hash64) {
+		var ready []string
+		for ref, complete := range fromReady {
+			if complete {
+				ready = append(ready, ref.String())
+			}
+		}
+		slices.Sort(ready)
+		writeMemory(h, []bool{disrupted, blind, surgeHeld, availableHeld}, ready)
+	}
+	available.Fingerprint = func(hash.Hash64) {}
 	return []properties.Invariant{surge, available}
 }
 

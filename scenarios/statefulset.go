@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"hash"
 	"strconv"
 	"strings"
 
@@ -87,6 +88,7 @@ func retainedClaimsKept(c *model.Cluster) properties.Invariant {
 			}
 			return nil
 		},
+		Fingerprint: func(h hash.Hash64) { writeMemory(h, nil, lost) },
 	}
 }
 
@@ -125,5 +127,12 @@ func createdInOrder(c *model.Cluster, set string) properties.Invariant {
 	return properties.Invariant{
 		Name:  "OrderedReady pods are created in order",
 		Check: func(model.State) error { return broken },
+		Fingerprint: func(h hash.Hash64) {
+			var msg []string
+			if broken != nil {
+				msg = []string{broken.Error()}
+			}
+			writeMemory(h, []bool{disrupted}, msg)
+		},
 	}
 }

@@ -53,7 +53,8 @@ func appScenario(name string, ctrl model.Controller, doc string, expect []proper
 		},
 		Edits: []faults.EditTarget{{Resource: broken.VolumeKind}, {Resource: broken.AppKind, Recreate: true}},
 		Monitors: func(c *model.Cluster) []properties.Invariant {
-			return []properties.Invariant{{Name: "a live App's volumes are never deleted by its controller", Check: broken.AppVolumesKept(c, ctrl.Name)}}
+			kept := broken.AppVolumesKept(c, ctrl.Name)
+			return []properties.Invariant{{Name: "a live App's volumes are never deleted by its controller", Check: kept.Check, Fingerprint: kept.Fingerprint}}
 		},
 		Expect: expect,
 	}

@@ -2,6 +2,7 @@ package broken
 
 import (
 	"fmt"
+	"hash"
 	"slices"
 
 	"github.com/converge-sim/converge/model"
@@ -161,18 +162,32 @@ func VolumesOfLiveApps(s model.State) []model.Unmet {
 // level-triggered controller that wrongly deletes volumes recreates them
 // and converges; this safety property does not forgive it. It watches
 // every write of c, so call it once per cluster, before the run.
-func AppVolumesKept(c *model.Cluster, controller string) func(model.State) error {
-	var lost error
+func AppVolumesKept(c *model.Cluster, controller string) *VolumesKept {
+	k := &VolumesKept{}
 	c.OnWrite(func(w model.Write) {
-		if lost != nil || w.Caller != controller || w.Ref().Kind != VolumeKind || w.New != nil {
+		if k.lost != nil || w.Caller != controller || w.Ref().Kind != VolumeKind || w.New != nil {
 			return
 		}
 		for _, r := range w.Old.OwnerReferences {
 			owner := c.Server().Peek(model.Ref{Kind: AppKind, Namespace: w.Old.Namespace, Name: r.Name})
 			if r.Kind == AppKind && owner != nil && owner.UID == r.UID && !owner.Deleting() {
-				lost = fmt.Errorf("%s deleted %s (%s) of the live App %s (%s): its data is lost", controller, w.Ref(), w.Old.UID, owner.Ref().Key(), owner.UID)
+				k.lost = fmt.Errorf("%s deleted %s (%s) of the live App %s (%s): its data is lost", controller, w.Ref(), w.Old.UID, owner.Ref().Key(), owner.UID)
 			}
 		}
 	})
-	return func(model.State) error { return lost }
+	return k
+}
+
+// VolumesKept is AppVolumesKept's monitor: what it remembers is the
+// first volume of a live App it saw deleted.
+type VolumesKept struct{ lost error }
+
+// Check reports the lost volume, if any.
+func (k *VolumesKept) Check(model.State) error { return k.lost }
+
+// Fingerprint writes what the monitor remembers (model.Fingerprinter).
+func (k *VolumesKept) Fingerprint(h hash.Hash64) {
+	if k.lost != nil {
+		_, _ = h.Write([]byte("lost " + k.lost.Error()))
+	}
 }
