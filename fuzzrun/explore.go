@@ -16,9 +16,10 @@ const DefaultExploreDepth = 8
 // explore runs -strategy exhaustive: each row (a scenario under one fault
 // mix) is explored to -depth with at most -max-faults faults, deepening
 // from 1, and prints its guarantee, or its counterexample, which is
-// written to -out as an ordinary finding file. The exit code is
-// ExitUnexpected when a row shows a counterexample it must not (a row
-// that must converge, or a mix the scenario does not declare).
+// written to -out as an ordinary finding file; a last line counts the
+// rows. The exit code is ExitUnexpected when a row shows a counterexample
+// it must not (a row that must converge, or a mix the scenario does not
+// declare).
 func explore(stdout, stderr io.Writer, opts *options) int {
 	all := rows(opts)
 	if len(all) == 0 {
@@ -34,6 +35,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		fmt.Fprintf(stderr, "fuzzrun: %s\n", w)
 	}
 	code := ExitOK
+	var nothing, found, unexpected int
 	for _, row := range all {
 		start := time.Now()
 		res, err := properties.Explore(row.Scenario, row.Mix, properties.ExploreOptions{
@@ -49,8 +51,10 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		fmt.Fprintf(stdout, "%s [%s, %.1fs]\n", res.Guarantee(), row.Mix, time.Since(start).Seconds())
 		cx := res.Counterexample
 		if cx == nil {
+			nothing++
 			continue
 		}
+		found++
 		rerun := exploreCommand(row.Scenario.Name, row.Mix, opts)
 		cx.Replay = rerun
 		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth, Deviations: opts.strategy.Deviations}
@@ -59,6 +63,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		f.Expected = row.expects(string(cx.Failure.Verdict))
 		if !f.Expected {
 			code = ExitUnexpected
+			unexpected++
 		}
 		stored, _, err := st.add(f)
 		if err != nil {
@@ -73,6 +78,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			fmt.Fprintf(stdout, "finding written to %s\n", stored.path)
 		}
 	}
+	fmt.Fprintf(stdout, "exhaustive: rows without a counterexample within their bounds: %d; with one: %d, unexpected: %d\n", nothing, found, unexpected)
 	return code
 }
 

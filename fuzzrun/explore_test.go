@@ -68,6 +68,7 @@ func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, "replicaset-level: no counterexample with ≤1 fault (drop) and ≤2 decisions (")
 	assert.Contains(t, out, "64-bit fingerprints, sleep sets; one canonical completion after the bound) [drop, ")
+	assert.Contains(t, out, "\nexhaustive: rows without a counterexample within their bounds: 1; with one: 0, unexpected: 0\n")
 	assert.Empty(t, stderr)
 }
 
@@ -77,6 +78,7 @@ func TestExhaustiveCLIUnexpectedCounterexample(t *testing.T) {
 	code, out, _ := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-edge", "-faults", "drop,duplicate", "-depth", "2")
 	assert.Equal(t, fuzzrun.ExitUnexpected, code)
 	assert.Contains(t, out, "replicaset-edge: counterexample at depth 1")
+	assert.Contains(t, out, "\nexhaustive: rows without a counterexample within their bounds: 0; with one: 1, unexpected: 1\n")
 	_, err := os.Stat("findings")
 	assert.True(t, os.IsNotExist(err), "no -out, no file")
 }
