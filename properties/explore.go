@@ -962,7 +962,7 @@ func (x *exploreChooser) after(r *runner, a model.Action) {
 // its monitors (Invariant.Fingerprint); with the number of faults in the
 // schedule.
 func (r *runner) stateKey(faults int) uint64 {
-	var buf [8 * 8]byte
+	var buf [12 * 8]byte
 	b := buf[:0]
 	for _, v := range []uint64{r.c.Fingerprint(), uint64(r.c.Steps()), uint64(r.faultSteps), uint64(r.last), uint64(faults)} {
 		b = binary.LittleEndian.AppendUint64(b, v)
