@@ -1,6 +1,7 @@
 package fuzzrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -17,9 +18,10 @@ const DefaultExploreDepth = 8
 // mix) is explored to -depth with at most -max-faults faults, deepening
 // from 1, and prints its guarantee, or its counterexample, which is
 // written to -out as an ordinary finding file; a last line counts the
-// rows. The exit code is ExitUnexpected when a row shows a counterexample
-// it must not (a row that must converge, or a mix the scenario does not
-// declare).
+// rows. With -json each row is an "explored" event and the count an
+// "explore-summary" event, one JSON object a line. The exit code is
+// ExitUnexpected when a row shows a counterexample it must not (a row
+// that must converge, or a mix the scenario does not declare).
 func explore(stdout, stderr io.Writer, opts *options) int {
 	all := rows(opts)
 	if len(all) == 0 {
@@ -34,8 +36,17 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "fuzzrun: %s\n", w)
 	}
-	code := ExitOK
-	var nothing, found, unexpected int
+	var enc *json.Encoder
+	if opts.json {
+		enc = json.NewEncoder(stdout)
+	}
+	emit := func(v any) {
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(stderr, "fuzzrun: writing JSON: %v\n", err)
+		}
+	}
+	began := time.Now()
+	sum := exploreSummaryEvent{Type: "explore-summary", ExitCode: ExitOK}
 	for _, row := range all {
 		start := time.Now()
 		res, err := properties.Explore(row.Scenario, row.Mix, properties.ExploreOptions{
@@ -48,13 +59,22 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			fmt.Fprintf(stderr, "fuzzrun: %s under %s: %v\n", row.Scenario.Name, row.Mix, err)
 			return ExitUsage
 		}
-		fmt.Fprintf(stdout, "%s [%s, %.1fs]\n", res.Guarantee(), row.Mix, time.Since(start).Seconds())
+		ev := exploredEvent{Type: "explored", Scenario: row.Scenario.Name, Faults: row.Mix.String(), Depth: res.Depth,
+			MaxFaults: res.MaxFaults, Deviations: res.Deviations, TimedOut: res.TimedOut, States: res.States,
+			Executions: res.Executions, Unfingerprinted: res.Unfingerprinted, Guarantee: res.Guarantee(), Elapsed: time.Since(start).Seconds()}
+		if enc == nil {
+			fmt.Fprintf(stdout, "%s [%s, %.1fs]\n", ev.Guarantee, row.Mix, ev.Elapsed)
+		}
+		sum.Rows++
 		cx := res.Counterexample
 		if cx == nil {
-			nothing++
+			sum.Without++
+			if enc != nil {
+				emit(ev)
+			}
 			continue
 		}
-		found++
+		sum.With++
 		rerun := exploreCommand(row.Scenario.Name, row.Mix, opts)
 		cx.Replay = rerun
 		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth, Deviations: opts.strategy.Deviations}
@@ -62,8 +82,8 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		f.ReplaySeed = rerun
 		f.Expected = row.expects(string(cx.Failure.Verdict))
 		if !f.Expected {
-			code = ExitUnexpected
-			unexpected++
+			sum.ExitCode = ExitUnexpected
+			sum.Unexpected++
 		}
 		stored, _, err := st.add(f)
 		if err != nil {
@@ -73,14 +93,68 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		if stored.path != "" {
 			cx.Replay = stored.f.Replay
 		}
+		if enc != nil {
+			ev.Counterexample = &exploredCounterexample{Property: cx.Failure.Property, Verdict: string(cx.Failure.Verdict),
+				Summary: cx.Failure.Summary, Expected: f.Expected, File: stored.path, Replay: cx.Replay, Report: cx.Report()}
+			emit(ev)
+			continue
+		}
 		fmt.Fprint(stdout, cx.Report())
 		if stored.path != "" {
 			fmt.Fprintf(stdout, "finding written to %s\n", stored.path)
 		}
 	}
-	fmt.Fprintf(stdout, "exhaustive: rows without a counterexample within their bounds: %d; with one: %d, unexpected: %d\n", nothing, found, unexpected)
-	return code
+	sum.Elapsed = time.Since(began).Seconds()
+	if enc != nil {
+		emit(sum)
+	} else {
+		fmt.Fprintf(stdout, "exhaustive: rows without a counterexample within their bounds: %d; with one: %d, unexpected: %d\n", sum.Without, sum.With, sum.Unexpected)
+	}
+	return sum.ExitCode
 }
+
+// The JSON events of -strategy exhaustive -json, one object a line.
+type (
+	// exploredEvent is one row's exploration: its bounds and counts, the
+	// guarantee as printed, and its counterexample, if any.
+	exploredEvent struct {
+		Type            string                  `json:"type"` // "explored"
+		Scenario        string                  `json:"scenario"`
+		Faults          string                  `json:"faults"`
+		Depth           int                     `json:"depth"`
+		MaxFaults       int                     `json:"max_faults"`
+		Deviations      int                     `json:"deviations,omitempty"`
+		TimedOut        bool                    `json:"timed_out"`
+		States          int                     `json:"states"`
+		Executions      int                     `json:"executions"`
+		Unfingerprinted []string                `json:"unfingerprinted,omitempty"`
+		Guarantee       string                  `json:"guarantee"`
+		Elapsed         float64                 `json:"elapsed_s"`
+		Counterexample  *exploredCounterexample `json:"counterexample,omitempty"`
+	}
+	// exploredCounterexample is a row's counterexample: what it violates,
+	// whether the row must show it, its finding file (with -out), the
+	// command that finds it again and the full report.
+	exploredCounterexample struct {
+		Property string `json:"property"`
+		Verdict  string `json:"verdict"`
+		Summary  string `json:"summary"`
+		Expected bool   `json:"expected"`
+		File     string `json:"file,omitempty"`
+		Replay   string `json:"replay"`
+		Report   string `json:"report"`
+	}
+	// exploreSummaryEvent counts the rows and gives the exit code.
+	exploreSummaryEvent struct {
+		Type       string  `json:"type"` // "explore-summary"
+		Rows       int     `json:"rows"`
+		Without    int     `json:"without_counterexample"`
+		With       int     `json:"with_counterexample"`
+		Unexpected int     `json:"unexpected"`
+		Elapsed    float64 `json:"elapsed_s"`
+		ExitCode   int     `json:"exit_code"`
+	}
+)
 
 // exploreCommand is the command that explores a row again.
 func exploreCommand(scenario string, mix faults.Mix, opts *options) string {

@@ -3,8 +3,10 @@
 package fuzzrun_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/fuzzrun"
@@ -96,4 +98,56 @@ func TestExhaustiveCLIBadValues(t *testing.T) {
 		assert.Equal(t, fuzzrun.ExitUsage, code, "%v", tc.args)
 		oneLine(t, stderr, tc.want)
 	}
+}
+
+// TestExhaustiveCLIJSON: with -json, each row is an "explored" event, with
+// its counterexample if any, and a last "explore-summary" event counts the
+// rows and gives the exit code; stdout holds nothing else.
+func TestExhaustiveCLIJSON(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-edge", "-faults", "drop,duplicate", "-depth", "2", "-json", "-out", dir)
+	require.Equal(t, fuzzrun.ExitUnexpected, code, "stderr:\n%s", stderr)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, out)
+	var row struct {
+		Type           string `json:"type"`
+		Scenario       string `json:"scenario"`
+		Depth          int    `json:"depth"`
+		Guarantee      string `json:"guarantee"`
+		Counterexample *struct {
+			Verdict  string `json:"verdict"`
+			Expected bool   `json:"expected"`
+			File     string `json:"file"`
+			Replay   string `json:"replay"`
+			Report   string `json:"report"`
+		} `json:"counterexample"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &row))
+	assert.Equal(t, "explored", row.Type)
+	assert.Equal(t, "replicaset-edge", row.Scenario)
+	assert.Equal(t, 1, row.Depth)
+	assert.Contains(t, row.Guarantee, "replicaset-edge: counterexample at depth 1 (goal-unmet)")
+	require.NotNil(t, row.Counterexample)
+	assert.Equal(t, "goal-unmet", row.Counterexample.Verdict)
+	assert.False(t, row.Counterexample.Expected)
+	assert.FileExists(t, row.Counterexample.File)
+	assert.Contains(t, row.Counterexample.Replay, "-replay "+row.Counterexample.File)
+	assert.Contains(t, row.Counterexample.Report, "converges violated (goal-unmet)")
+	assert.Contains(t, row.Counterexample.Report, "Exploration stops at its first counterexample: explore the faithful faults alone (-faults duplicate)")
+	assert.NotContains(t, row.Counterexample.Report, "second search", "exploration makes none")
+
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &sum))
+	assert.Equal(t, "explore-summary", sum["type"])
+	assert.EqualValues(t, 1, sum["rows"])
+	assert.EqualValues(t, 1, sum["with_counterexample"])
+	assert.EqualValues(t, 1, sum["unexpected"])
+	assert.EqualValues(t, fuzzrun.ExitUnexpected, sum["exit_code"])
+
+	code, out, _ = cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "2", "-json")
+	require.Equal(t, fuzzrun.ExitOK, code)
+	var clean map[string]any
+	require.NoError(t, json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &clean))
+	assert.NotContains(t, clean, "counterexample")
+	assert.Contains(t, clean["guarantee"], "replicaset-level: no counterexample with ≤1 fault (drop) and ≤2 decisions (")
 }

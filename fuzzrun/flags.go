@@ -106,7 +106,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&opts.replay, "replay", "", "replay the finding in `FILE` exactly and print its trace")
 	fs.StringVar(&opts.html, "html", "", "with -replay or a seed replay: also write the run's timeline page (one self-contained HTML file) to `FILE`; a run that passes gets one too, marked 'No property violated'")
 	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
-	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines")
+	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines (with -strategy exhaustive: an event per row, then a summary)")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
 	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, "kill a worker whose run (shrinking included) takes longer, and report a hang")
 	fs.IntVar(&opts.workerMemory, "worker-memory", DefaultWorkerMemory, fmt.Sprintf("memory limit of each worker process in `MiB` (%d to %d): a run whose heap grows past it is an oom finding", minWorkerMemory, maxWorkerMemory))
@@ -236,7 +236,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return &opts, nil
 	case exhaustive:
 		opts.mode = modeExplore
-		if bad := anySet(set, []string{"runs", "workers", "force-workers", "worker-memory", "shard", "json", "seed", "trace-json", "html"}); bad != "" {
+		if bad := anySet(set, []string{"runs", "workers", "force-workers", "worker-memory", "shard", "seed", "trace-json", "html"}); bad != "" {
 			return nil, fmt.Errorf("-strategy exhaustive explores in this process, without seeds: it takes no -%s (-duration bounds each row's exploration)", bad)
 		}
 		if !set["duration"] {

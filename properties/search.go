@@ -113,7 +113,13 @@ func (cx *Counterexample) Report() string {
 	switch {
 	case cx.Class == faults.Adversarial:
 		b.WriteString(adversarialNote)
-		if faithful, _ := cx.Faults.Split(); len(faithful) > 0 {
+		switch faithful, _ := cx.Faults.Split(); {
+		case len(faithful) == 0:
+		case cx.Strategy.Name == StrategyExhaustive:
+			// Exploration stops at its first counterexample and makes no
+			// second search.
+			fmt.Fprintf(&b, "  Exploration stops at its first counterexample: explore the faithful faults alone (-faults %s) for one real clusters trigger.\n", faithful)
+		default:
 			fmt.Fprintf(&b, "  A second search under the faithful faults alone (%s) found no counterexample.\n", faithful)
 		}
 	case len(cx.Adversarial) > 0:
