@@ -133,7 +133,7 @@ func TestExhaustiveCLIJSON(t *testing.T) {
 	assert.FileExists(t, row.Counterexample.File)
 	assert.Contains(t, row.Counterexample.Replay, "-replay "+row.Counterexample.File)
 	assert.Contains(t, row.Counterexample.Report, "converges violated (goal-unmet)")
-	assert.Contains(t, row.Counterexample.Report, "Exploration stops at its first counterexample: explore the faithful faults alone (-faults duplicate)")
+	assert.Contains(t, row.Counterexample.Report, "Exploration tried the faithful faults alone (duplicate) first: none fails within this depth.")
 	assert.NotContains(t, row.Counterexample.Report, "second search", "exploration makes none")
 
 	var sum map[string]any

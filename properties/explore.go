@@ -477,14 +477,23 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	// lexicographic order of their indices: a slot picked twice holds two
 	// faults of its class at its time, which strike in either order. With
 	// a tree per fault they are the k-subsets, as the explorer once
-	// explored them.
+	// explored them. The schedules of faithful faults alone come first, as
+	// a search's second search prefers them: an adversarial counterexample
+	// at a depth means none of faithful faults fails at it.
 	next := 0
 	if e.faultPerTree {
 		next = 1
 	}
+	adversarial := func(picked []slot) bool {
+		return slices.ContainsFunc(picked, func(s slot) bool { return s.class == faults.Adversarial })
+	}
+	var faithfulPass bool
 	var choose func(from int, picked []slot) bool
 	choose = func(from int, picked []slot) bool {
-		if len(picked) > 0 {
+		if faithfulPass && adversarial(picked) {
+			return false
+		}
+		if len(picked) > 0 && faithfulPass != adversarial(picked) {
 			var sched faults.Schedule
 			for _, s := range picked {
 				sched = append(sched, faults.Timed{At: s.at, Fault: newPendingFault(s.faults, s.class, !e.faultPerTree && !e.eager)})
@@ -503,7 +512,11 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 		}
 		return false
 	}
-	choose(0, nil)
+	for _, faithfulPass = range []bool{true, false} {
+		if choose(0, nil) {
+			break
+		}
+	}
 	return cx, err
 }
 

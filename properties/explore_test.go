@@ -325,3 +325,30 @@ func TestExploreReplayLine(t *testing.T) {
 	assert.Empty(t, res.Counterexample.Replay)
 	assert.NotContains(t, res.Counterexample.Report(), "replay:")
 }
+
+// TestExploreTriesFaithfulFaultsFirst: at each depth the schedules of
+// faithful faults alone are explored before those with an adversarial
+// one. replicaset-edge fails at depth 1 under drop (adversarial) and
+// under restart (faithful): the restart is the counterexample. Under
+// duplicate (faithful) it needs depth 2, so with drop the counterexample
+// at depth 1 is the drop, and its report says the faithful faults were
+// tried first.
+func TestExploreTriesFaithfulFaultsFirst(t *testing.T) {
+	sc := catalogScenario(t, "replicaset-edge")
+	res, err := properties.Explore(sc, faults.Mix{faults.KindDrop, faults.KindRestart}, properties.ExploreOptions{Depth: 3})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, 1, res.Depth)
+	assert.Equal(t, faults.Faithful, cx.Class)
+	require.Len(t, cx.Schedule, 1)
+	assert.Equal(t, faults.KindRestart, cx.Schedule[0].Fault.Kind())
+
+	res, err = properties.Explore(sc, faults.Mix{faults.KindDrop, faults.KindDuplicate}, properties.ExploreOptions{Depth: 3})
+	require.NoError(t, err)
+	cx = res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, 1, res.Depth)
+	assert.Equal(t, faults.Adversarial, cx.Class)
+	assert.Contains(t, cx.Report(), "Exploration tried the faithful faults alone (duplicate) first: none fails within this depth.")
+}

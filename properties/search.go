@@ -116,9 +116,9 @@ func (cx *Counterexample) Report() string {
 		switch faithful, _ := cx.Faults.Split(); {
 		case len(faithful) == 0:
 		case cx.Strategy.Name == StrategyExhaustive:
-			// Exploration stops at its first counterexample and makes no
-			// second search.
-			fmt.Fprintf(&b, "  Exploration stops at its first counterexample: explore the faithful faults alone (-faults %s) for one real clusters trigger.\n", faithful)
+			// Each depth explores the schedules of faithful faults alone
+			// first (explorer.depth).
+			fmt.Fprintf(&b, "  Exploration tried the faithful faults alone (%s) first: none fails within this depth.\n", faithful)
 		default:
 			fmt.Fprintf(&b, "  A second search under the faithful faults alone (%s) found no counterexample.\n", faithful)
 		}
