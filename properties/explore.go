@@ -252,7 +252,9 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		return ExploreResult{}, err
 	}
 	sc := p.shape.sc
-	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: !opts.NoSleepSets && opts.Deviations == 0}
+	// Sleep sets are off under a deviation bound (ExploreOptions.Deviations).
+	sleep := !opts.NoSleepSets && opts.Deviations == 0
+	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: sleep}
 	if res.MaxFaults == 0 {
 		res.MaxFaults = DefaultExploreFaults
 	}
@@ -272,7 +274,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: !opts.NoSleepSets && opts.Deviations == 0, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
 	if !opts.Stateless {
 		var err error
 		e.wrapped(func() {

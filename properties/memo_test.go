@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/converge-sim/converge/faults"
-	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 )
@@ -21,30 +20,25 @@ func TestShrinkingAnswersRepeatedPassingRunsWithoutRunningThem(t *testing.T) {
 	const seed = 1
 	for _, strategy := range []properties.Strategy{{Name: properties.StrategyRandom}, {Name: properties.StrategyPCT}} {
 		sc := scenarios.ReplicaSetEdge()
-		build := sc.Build
-		builds := 0
-		sc.Build = func(cfg model.Config) (*model.Cluster, error) {
-			builds++
-			return build(cfg)
-		}
+		builds := countBuilds(&sc)
 		opts := properties.SearchOptions{Test: t, Checks: 1000, Seed: seed, Strategy: strategy}
 		with, err := properties.Search(sc, faults.Mix{faults.KindDrop}, opts)
 		require.NoError(t, err)
-		withBuilds := builds
-		builds = 0
+		withBuilds := *builds
+		*builds = 0
 		without, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.WithoutMemo(opts))
 		require.NoError(t, err)
 		require.NotNil(t, with.Counterexample, "%v seed %d", strategy, seed)
 		require.NotNil(t, without.Counterexample, "%v seed %d", strategy, seed)
 
-		assert.Less(t, withBuilds, builds*3/4, "%v seed %d: builds with the memo, without it", strategy, seed)
+		assert.Less(t, withBuilds, *builds*3/4, "%v seed %d: builds with the memo, without it", strategy, seed)
 		assert.Equal(t, without.Runs, with.Runs)
 		a, b := without.Counterexample, with.Counterexample
 		assert.Equal(t, a.Schedule.String(), b.Schedule.String(), "%v seed %d", strategy, seed)
 		assert.Equal(t, a.Choices, b.Choices, "%v seed %d", strategy, seed)
 		assert.Equal(t, a.Trace.Hash(), b.Trace.Hash(), "%v seed %d", strategy, seed)
 		assert.Equal(t, a.Report(), b.Report(), "%v seed %d", strategy, seed)
-		t.Logf("%v seed %d: %d builds with the memo, %d without", strategy, seed, withBuilds, builds)
+		t.Logf("%v seed %d: %d builds with the memo, %d without", strategy, seed, withBuilds, *builds)
 	}
 }
 
@@ -55,17 +49,12 @@ func TestShrinkingAnswersRepeatedPassingRunsWithoutRunningThem(t *testing.T) {
 // IntRange (docs/design.md, "Shrinking without re-running").
 func TestAShrinkBuildsFewClusters(t *testing.T) {
 	sc := scenarios.ReplicaSetEdge()
-	build := sc.Build
-	builds := 0
-	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
-		builds++
-		return build(cfg)
-	}
+	builds := countBuilds(&sc)
 	for seed := uint64(1); seed <= 6; seed++ {
 		res, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.SearchOptions{Test: t, Checks: 1000, Seed: seed})
 		require.NoError(t, err)
 		require.NotNil(t, res.Counterexample, "seed %d", seed)
 	}
-	assert.Less(t, builds, 6000, "clusters built by six searches and their shrinks")
-	t.Logf("%d builds", builds)
+	assert.Less(t, *builds, 6000, "clusters built by six searches and their shrinks")
+	t.Logf("%d builds", *builds)
 }

@@ -11,20 +11,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// countBuilds makes sc count the clusters it builds; the count is the
+// returned int's.
+func countBuilds(sc *properties.Scenario) *int {
+	n := new(int)
+	build := sc.Build
+	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
+		*n++
+		return build(cfg)
+	}
+	return n
+}
+
 // TestAPreparedScenarioBuildsOnlyForItsRuns: Prepare builds the scenario
 // once; a search of it then builds one cluster per run, plus, for its
 // first PCT search, the dry run that estimates PCT's steps.
 func TestAPreparedScenarioBuildsOnlyForItsRuns(t *testing.T) {
 	sc := scenarios.ReplicaSetLevel()
-	builds := 0
-	build := sc.Build
-	sc.Build = func(cfg model.Config) (*model.Cluster, error) {
-		builds++
-		return build(cfg)
-	}
+	builds := countBuilds(&sc)
 	p, err := properties.Prepare(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit})
 	require.NoError(t, err)
-	require.Equal(t, 1, builds, "Prepare builds once")
+	require.Equal(t, 1, *builds, "Prepare builds once")
 	for _, tc := range []struct {
 		strategy properties.Strategy
 		seed     uint64
@@ -36,11 +43,11 @@ func TestAPreparedScenarioBuildsOnlyForItsRuns(t *testing.T) {
 		{pct, 2, 1},
 		{properties.Strategy{Name: properties.StrategyPCT, Depth: 2}, 3, 1},
 	} {
-		before := builds
+		before := *builds
 		res, err := p.Search(properties.SearchOptions{Checks: 1, Seed: tc.seed, Strategy: tc.strategy})
 		require.NoError(t, err)
 		require.Nil(t, res.Counterexample, "replicaset-level converges under drop, restart and edit")
-		assert.Equal(t, tc.want, builds-before, "%s, seed %d", tc.strategy, tc.seed)
+		assert.Equal(t, tc.want, *builds-before, "%s, seed %d", tc.strategy, tc.seed)
 	}
 }
 

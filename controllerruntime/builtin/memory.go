@@ -3,8 +3,8 @@ package builtin
 import (
 	"encoding/binary"
 	"hash"
+	"maps"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -27,7 +27,7 @@ func (*jobController) Fingerprint(hash.Hash64) {}
 // Fingerprint writes when each pod's next transition is due and whether
 // each pod fails, as drawn, by pod UID in order, each map after its size.
 func (k *kubelet) Fingerprint(h hash.Hash64) {
-	due, drawn := sortedUIDs(k.due), sortedUIDs(k.drawn)
+	due, drawn := slices.Sorted(maps.Keys(k.due)), slices.Sorted(maps.Keys(k.drawn))
 	buf := binary.AppendUvarint(nil, uint64(len(due)))
 	for _, uid := range due {
 		buf = appendUID(buf, uid)
@@ -49,14 +49,4 @@ func (k *kubelet) Fingerprint(h hash.Hash64) {
 func appendUID(buf []byte, uid types.UID) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(uid)))
 	return append(buf, uid...)
-}
-
-// sortedUIDs returns the keys of m in order.
-func sortedUIDs[V any](m map[types.UID]V) []types.UID {
-	out := make([]types.UID, 0, len(m))
-	for uid := range m {
-		out = append(out, uid)
-	}
-	slices.SortFunc(out, func(a, b types.UID) int { return strings.Compare(string(a), string(b)) })
-	return out
 }
