@@ -66,6 +66,9 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			fmt.Fprintf(stdout, "%s [%s, %.1fs]\n", ev.Guarantee, row.Mix, ev.Elapsed)
 		}
 		sum.Rows++
+		if res.TimedOut {
+			sum.Short++
+		}
 		cx := res.Counterexample
 		if cx == nil {
 			sum.Without++
@@ -75,7 +78,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			continue
 		}
 		sum.With++
-		rerun := exploreCommand(row.Scenario.Name, row.Mix, opts)
+		rerun := exploreCommand(row.Scenario.Name, row.Mix, res.Depth, opts)
 		cx.Replay = rerun
 		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth, Deviations: opts.strategy.Deviations}
 		f := newFinding(j, cx)
@@ -109,6 +112,9 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		emit(sum)
 	} else {
 		fmt.Fprintf(stdout, "exhaustive: rows without a counterexample within their bounds: %d; with one: %d, unexpected: %d\n", sum.Without, sum.With, sum.Unexpected)
+		if sum.Short > 0 {
+			fmt.Fprintf(stdout, "exhaustive: rows that spent their budget (-duration %v) before depth %d: %d; a longer -duration, or a deviation bound (-deviations K), explores deeper\n", opts.duration, opts.strategy.Depth, sum.Short)
+		}
 	}
 	return sum.ExitCode
 }
@@ -144,10 +150,12 @@ type (
 		Replay   string `json:"replay"`
 		Report   string `json:"report"`
 	}
-	// exploreSummaryEvent counts the rows and gives the exit code.
+	// exploreSummaryEvent counts the rows, those whose budget ran out
+	// before the requested depth among them, and gives the exit code.
 	exploreSummaryEvent struct {
 		Type       string  `json:"type"` // "explore-summary"
 		Rows       int     `json:"rows"`
+		Short      int     `json:"short_of_depth"`
 		Without    int     `json:"without_counterexample"`
 		With       int     `json:"with_counterexample"`
 		Unexpected int     `json:"unexpected"`
@@ -156,7 +164,8 @@ type (
 	}
 )
 
-// exploreCommand is the command that explores a row again.
-func exploreCommand(scenario string, mix faults.Mix, opts *options) string {
-	return properties.ExploreLine(command(), scenario, mix, opts.strategy.Depth, opts.exploreFaults, opts.strategy.Deviations)
+// exploreCommand is the command that explores a row again, to depth, the
+// depth of its counterexample.
+func exploreCommand(scenario string, mix faults.Mix, depth int, opts *options) string {
+	return properties.ExploreLine(command(), scenario, mix, depth, opts.exploreFaults, opts.strategy.Deviations)
 }

@@ -20,7 +20,9 @@ import (
 // fail this way, so the exit code is 0. The rescale takes three choices
 // off the canonical schedule within four decisions, or two within six:
 // with -deviations 2 it is found at depth 6, and the finding file and the
-// command that explores the row again keep the bound.
+// command that explores the row again keep the bound. That command,
+// exploring to the counterexample's depth without a budget, finds the
+// same counterexample.
 func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
 	for _, tc := range []struct {
 		args       []string
@@ -28,8 +30,8 @@ func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
 		deviations int
 		again      string
 	}{
-		{[]string{"-depth", "5"}, "exhaustive depth 4", 0, "-depth 5 -max-faults 1"},
-		{[]string{"-depth", "8", "-deviations", "2"}, "exhaustive depth 6, ≤2 deviations", 2, "-depth 8 -max-faults 1 -deviations 2"},
+		{[]string{"-depth", "5"}, "exhaustive depth 4", 0, "-depth 4 -max-faults 1 -duration 0"},
+		{[]string{"-depth", "8", "-deviations", "2", "-duration", "0"}, "exhaustive depth 6, ≤2 deviations", 2, "-depth 6 -max-faults 1 -deviations 2 -duration 0"},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-out", dir}, tc.args...)
@@ -45,6 +47,14 @@ func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
 		assert.Equal(t, tc.deviations, f.Deviations)
 		assert.True(t, f.Expected)
 		assert.Contains(t, f.ReplaySeed, "-strategy exhaustive -scenario replicaset-noresync -faults drop "+tc.again)
+		// The report up to its replay line, which names the finding file.
+		report := out[strings.Index(out, "scenario replicaset-noresync, faults drop"):strings.Index(out, "\nreplay: ")]
+
+		_, line, ok := strings.Cut(f.ReplaySeed, "fuzzrun ")
+		require.True(t, ok, f.ReplaySeed)
+		code, out, stderr = cli(t, strings.Fields(line)...)
+		require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+		assert.Contains(t, out, report, "the line finds the same counterexample")
 
 		code, out, stderr = cli(t, "-replay", files[0])
 		assert.Contains(t, out, "converges violated (goal-unmet)", "stderr:\n%s", stderr)
@@ -58,7 +68,7 @@ func TestExhaustiveCLIWritesAReplayableFinding(t *testing.T) {
 // no lost rescale through depth 8, and the guarantee says within which
 // bound.
 func TestExhaustiveCLINamesTheDeviationBound(t *testing.T) {
-	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "1")
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "8", "-deviations", "1", "-duration", "0")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, "replicaset-noresync: no counterexample with ≤1 fault (drop) and ≤8 decisions, ≤1 of them off the canonical schedule (")
 }
@@ -72,6 +82,21 @@ func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {
 	assert.Contains(t, out, "64-bit fingerprints, sleep sets; one canonical completion after the bound) [drop, ")
 	assert.Contains(t, out, "\nexhaustive: rows without a counterexample within their bounds: 1; with one: 0, unexpected: 0\n")
 	assert.Empty(t, stderr)
+}
+
+// TestExhaustiveCLISaysWhichRowsStoppedShort: a row whose budget runs out
+// before the requested depth says so (and the depth it finished), and the summary
+// counts it and says how to explore deeper. Depth 12 of replicaset-level
+// takes hours, not a millisecond.
+func TestExhaustiveCLISaysWhichRowsStoppedShort(t *testing.T) {
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "12", "-duration", "1ms")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Regexp(t, `replicaset-level: no .*budget (was )?spent.* \[drop, `, out)
+	assert.Contains(t, out, "\nexhaustive: rows that spent their budget (-duration 1ms) before depth 12: 1; a longer -duration, or a deviation bound (-deviations K), explores deeper\n")
+
+	code, out, stderr = cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "12", "-duration", "1ms", "-json")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, `"type":"explore-summary","rows":1,"short_of_depth":1,`)
 }
 
 // TestExhaustiveCLIUnexpectedCounterexample: a counterexample under a mix

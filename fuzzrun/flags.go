@@ -49,7 +49,7 @@ const (
 
 type options struct {
 	mode      mode
-	duration  time.Duration // 0: no wall-clock budget (-runs only)
+	duration  time.Duration // 0: no wall-clock budget (-runs only, or an exploration's -duration 0)
 	runs      int           // seeds per row; 0: unbounded
 	workers   int
 	scenarios []properties.Scenario
@@ -89,7 +89,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		list      bool
 		force     bool
 	)
-	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign (with -strategy exhaustive, of each row's exploration); none when only -runs is given")
+	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)")
 	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
 	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); at most %d per CPU without -force-workers", maxWorkersPerCPU))
 	fs.BoolVar(&force, "force-workers", false, fmt.Sprintf("allow -workers beyond %d per CPU (up to %d)", maxWorkersPerCPU, MaxWorkers))
@@ -179,8 +179,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("-workers %d: at most %d (%d per CPU, %d CPUs); add -force-workers for up to %d", opts.workers, maxWorkers, maxWorkersPerCPU, runtime.NumCPU(), MaxWorkers)
 	case opts.runs > 0 && opts.seed > math.MaxUint64-uint64(opts.runs-1):
 		return nil, fmt.Errorf("-seed %d with -runs %d: the last seed would pass %d", opts.seed, opts.runs, uint64(math.MaxUint64))
-	case opts.duration <= 0:
-		return nil, fmt.Errorf("-duration must be positive, got %v", opts.duration)
+	case opts.duration < 0 || opts.duration == 0 && !exhaustive:
+		return nil, fmt.Errorf("-duration must be positive, got %v (0, no budget, applies to -strategy exhaustive)", opts.duration)
 	case opts.duration > MaxDuration:
 		return nil, fmt.Errorf("-duration %v: at most %v", opts.duration, MaxDuration)
 	case opts.runs < 0:
@@ -238,9 +238,6 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		opts.mode = modeExplore
 		if bad := anySet(set, []string{"runs", "workers", "force-workers", "worker-memory", "shard", "seed", "trace-json", "html"}); bad != "" {
 			return nil, fmt.Errorf("-strategy exhaustive explores in this process, without seeds: it takes no -%s (-duration bounds each row's exploration)", bad)
-		}
-		if !set["duration"] {
-			opts.duration = 0
 		}
 		return &opts, nil
 	case set["seed"] && len(opts.scenarios) == 1 && !set["duration"] && !set["runs"] && !set["shard"]:

@@ -24,6 +24,8 @@ func TestUsageErrorsExitTwoWithAMessage(t *testing.T) {
 		{[]string{"-scenario", "missing"}, `unknown scenario "missing"`},
 		{[]string{"-faults", "drop,flood"}, `unknown fault kind "flood"`},
 		{[]string{"-duration", "-1s"}, "-duration must be positive"},
+		{[]string{"-duration", "0"}, "-duration must be positive, got 0s (0, no budget, applies to -strategy exhaustive)"},
+		{[]string{"-strategy", "exhaustive", "-duration", "-1s"}, "-duration must be positive"},
 		{[]string{"-duration", "soon"}, `invalid value "soon" for flag -duration`},
 		{[]string{"-seed", "0"}, "-seed must be at least 1"},
 		{[]string{"-runs", "-1"}, "-runs must not be negative"},

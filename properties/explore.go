@@ -306,7 +306,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		res.StrikeTimes = e.strikeTimes()
 		res.Depth = d
 		if cx != nil {
-			cx.Replay = exploreReplay(sc, p.mix, opts, res.MaxFaults)
+			cx.Replay = exploreReplay(sc, p.mix, opts, d, res.MaxFaults)
 			res.Counterexample = cx
 			break
 		}
@@ -317,13 +317,13 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	return res, nil
 }
 
-// exploreReplay is the line that finds an exploration's counterexample
-// again: the scenario's Program's (ExploreLine), else the go test line of
-// opts.Test, else none.
-func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, maxFaults int) string {
+// exploreReplay is the line that finds an exploration's counterexample,
+// found at depth d, again: the scenario's Program's (ExploreLine), else
+// the go test line of opts.Test, else none.
+func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, d, maxFaults int) string {
 	switch {
 	case sc.Program != "":
-		return ExploreLine(sc.Program, sc.Name, mix, opts.Depth, maxFaults, opts.Deviations)
+		return ExploreLine(sc.Program, sc.Name, mix, d, maxFaults, opts.Deviations)
 	case opts.Test != nil:
 		if line, err := goTestLine(opts.Test.Name()); err == nil {
 			return line

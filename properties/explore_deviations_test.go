@@ -45,7 +45,15 @@ func TestExploreDeviationBound(t *testing.T) {
 		assert.Equal(t, properties.GoalUnmet, cx.Failure.Verdict)
 		assert.LessOrEqual(t, offCanonical(cx.Choices), tc.deviations)
 		assert.Contains(t, cx.Report(), fmt.Sprintf("exhaustive depth %d, ≤%d deviations: ", tc.depth, tc.deviations))
-		assert.Equal(t, fmt.Sprintf("go run ./cmd/fuzzrun -strategy exhaustive -scenario replicaset-noresync -faults drop -depth 8 -max-faults 1 -deviations %d", tc.deviations), cx.Replay)
+		assert.Equal(t, fmt.Sprintf("go run ./cmd/fuzzrun -strategy exhaustive -scenario replicaset-noresync -faults drop -depth %d -max-faults 1 -deviations %d -duration 0", tc.depth, tc.deviations), cx.Replay)
+
+		// The line explores to the counterexample's depth only, and finds
+		// the same one.
+		again, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: tc.depth, Deviations: tc.deviations})
+		require.NoError(t, err)
+		require.NotNil(t, again.Counterexample, "deviations %d", tc.deviations)
+		assert.Equal(t, cx.Trace.Hash(), again.Counterexample.Trace.Hash())
+		assert.Equal(t, res.Executions, again.Executions)
 
 		out, diverged, err := properties.Replay(sc, cx.Schedule, cx.Choices, properties.RunOptions{})
 		require.NoError(t, err)

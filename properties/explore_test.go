@@ -310,7 +310,7 @@ func TestExploreReplayLine(t *testing.T) {
 	res, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample)
-	assert.Equal(t, "go run ./cmd/fuzzrun -strategy exhaustive -scenario replicaset-edge -faults drop -depth 3 -max-faults 1", res.Counterexample.Replay)
+	assert.Equal(t, "go run ./cmd/fuzzrun -strategy exhaustive -scenario replicaset-edge -faults drop -depth 1 -max-faults 1 -duration 0", res.Counterexample.Replay)
 
 	sc.Program = ""
 	res, err = properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3, Test: t})

@@ -26,12 +26,17 @@ func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint6
 	return b.String()
 }
 
-// ExploreLine renders the command that explores a row again with a
-// fuzzrun-like program: "program -strategy exhaustive -scenario S -faults
-// M -depth D -max-faults F", with "-deviations K" when K is positive. The
-// exploration is deterministic, so the line finds the same counterexample.
-// It is the one place such a line is rendered, for Explore and for
-// fuzzrun alike.
+// ExploreLine renders the command that finds an exploration's
+// counterexample again with a fuzzrun-like program: "program -strategy
+// exhaustive -scenario S -faults M -depth D -max-faults F -duration 0",
+// with "-deviations K" when K binds at depth D. D is the counterexample's
+// depth: deepening explores depths 1 to D-1 again, as the exploration
+// that found it did, without a counterexample, and depth D in the same
+// order, so the line finds the same one; without a budget (-duration 0),
+// so that a slower machine finds it too, in about the time the
+// exploration took to. A bound of D deviations or more binds at no depth
+// up to D and is left out. It is the one place such a line is rendered,
+// for Explore and for fuzzrun alike.
 func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, deviations int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -strategy %s -scenario %s", program, StrategyExhaustive, scenario)
@@ -39,9 +44,10 @@ func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, dev
 		fmt.Fprintf(&b, " -faults %s", mix)
 	}
 	fmt.Fprintf(&b, " -depth %d -max-faults %d", depth, maxFaults)
-	if deviations > 0 {
-		fmt.Fprintf(&b, " -deviations %d", deviations)
+	if k := binding(deviations, depth); k > 0 {
+		fmt.Fprintf(&b, " -deviations %d", k)
 	}
+	b.WriteString(" -duration 0")
 	return b.String()
 }
 
