@@ -54,6 +54,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			Deviations: opts.strategy.Deviations,
 			Faults:     opts.exploreFaults,
 			Budget:     opts.duration,
+			MaxStates:  opts.maxStates,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: %s under %s: %v\n", row.Scenario.Name, row.Mix, err)
@@ -61,7 +62,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		}
 		ev := exploredEvent{Type: "explored", Scenario: row.Scenario.Name, Faults: row.Mix.String(), Depth: res.Depth,
 			MaxFaults: res.MaxFaults, Deviations: res.Deviations, TimedOut: res.TimedOut, States: res.States,
-			Executions: res.Executions, Unfingerprinted: res.Unfingerprinted, Guarantee: res.Guarantee(), Elapsed: time.Since(start).Seconds()}
+			Executions: res.Executions, CacheFull: res.CacheFull, Unfingerprinted: res.Unfingerprinted, Guarantee: res.Guarantee(), Elapsed: time.Since(start).Seconds()}
 		if enc == nil {
 			fmt.Fprintf(stdout, "%s [%s, %.1fs]\n", ev.Guarantee, row.Mix, ev.Elapsed)
 		}
@@ -133,6 +134,7 @@ type (
 		TimedOut        bool                    `json:"timed_out"`
 		States          int                     `json:"states"`
 		Executions      int                     `json:"executions"`
+		CacheFull       bool                    `json:"cache_full,omitempty"`
 		Unfingerprinted []string                `json:"unfingerprinted,omitempty"`
 		Guarantee       string                  `json:"guarantee"`
 		Elapsed         float64                 `json:"elapsed_s"`

@@ -99,6 +99,15 @@ func TestExhaustiveCLISaysWhichRowsStoppedShort(t *testing.T) {
 	assert.Contains(t, out, `"type":"explore-summary","rows":1,"short_of_depth":1,`)
 }
 
+// TestExhaustiveCLIBoundsTheStateCache: -max-states bounds the states a
+// row records, and the guarantee says the cache filled.
+func TestExhaustiveCLIBoundsTheStateCache(t *testing.T) {
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "3", "-max-states", "20", "-duration", "0")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, "replicaset-level: no counterexample with ≤1 fault (drop) and ≤3 decisions (20 states, ")
+	assert.Contains(t, out, "; 64-bit fingerprints, sleep sets; state cache full; one canonical completion after the bound) [drop, ")
+}
+
 // TestExhaustiveCLIUnexpectedCounterexample: a counterexample under a mix
 // the scenario does not declare exits 1.
 func TestExhaustiveCLIUnexpectedCounterexample(t *testing.T) {

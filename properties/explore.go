@@ -27,6 +27,12 @@ const MaxExploreDepth = 64
 // MaxExploreFaults bounds ExploreOptions.Faults for the same reason.
 const MaxExploreFaults = 4
 
+// DefaultExploreMaxStates is ExploreOptions.MaxStates when zero: about
+// 3.5 GB of memory at the 210 bytes or so a recorded state takes
+// (replicaset-level under every healable fault: 2.7 million states in
+// 600 MB), which an exploration reaches in about ten minutes on one core.
+const DefaultExploreMaxStates = 1 << 24
+
 // ExploreOptions configures Explore.
 type ExploreOptions struct {
 	// Depth is D, the number of decisions explored: every choice the run
@@ -47,6 +53,13 @@ type ExploreOptions struct {
 	// Stateless turns state caching off: every path is re-executed, none
 	// pruned by its fingerprint.
 	Stateless bool
+	// MaxStates bounds the states the cache records; zero means
+	// DefaultExploreMaxStates. Once it holds that many, a state seen for
+	// the first time is explored without being recorded: memory stays
+	// bounded, and what the cache would have pruned is explored again.
+	// What the exploration shows, and the counterexample it finds, are
+	// the same, only slower (ExploreResult.CacheFull says it happened).
+	MaxStates int
 	// NoSleepSets turns sleep sets off: a path that only reorders actions
 	// that commute (model.Cluster.Commute) with one already explored is
 	// then explored again.
@@ -98,10 +111,14 @@ type ExploreResult struct {
 	// were.
 	Stateless bool
 	SleepSets bool
-	// States is the number of distinct states seen at decision points,
-	// those of completions past the bound included (zero when stateless); Executions the runs made, pruned ones
-	// included.
+	// States is the number of distinct states recorded at decision points,
+	// those of completions past the bound included (zero when stateless),
+	// at most ExploreOptions.MaxStates; Executions the runs made, pruned
+	// ones included.
 	States, Executions int
+	// CacheFull says the state cache reached ExploreOptions.MaxStates:
+	// states seen since were explored without being recorded.
+	CacheFull bool
 	// Steps is the number of steps the executions took, a measure of the
 	// work done that, unlike time, does not depend on the machine.
 	// CompletionSteps is the part of it each execution took after its last
@@ -160,6 +177,9 @@ func (r ExploreResult) Guarantee() string {
 		if r.SleepSets {
 			b.WriteString(", sleep sets")
 		}
+		if r.CacheFull {
+			b.WriteString("; state cache full")
+		}
 		if len(r.Unfingerprinted) > 0 {
 			fmt.Fprintf(&b, "; memory not fingerprinted: %s", strings.Join(r.Unfingerprinted, ", "))
 		}
@@ -211,6 +231,9 @@ func (o ExploreOptions) validate() error {
 	}
 	if err := checkDeviations("explore deviations", o.Deviations, o.Depth); err != nil {
 		errs = append(errs, err)
+	}
+	if o.MaxStates < 0 {
+		errs = append(errs, fmt.Errorf("explore max states %d: must not be negative (0: %d)", o.MaxStates, DefaultExploreMaxStates))
 	}
 	if o.Budget < 0 {
 		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))
@@ -274,7 +297,10 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, times: map[model.Time]bool{}}
+	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, maxStates: opts.MaxStates, times: map[model.Time]bool{}}
+	if e.maxStates == 0 {
+		e.maxStates = DefaultExploreMaxStates
+	}
 	if !opts.Stateless {
 		var err error
 		e.wrapped(func() {
@@ -294,7 +320,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
 	for d := 1; d <= opts.Depth; d++ {
 		cx, err := e.depth(d, space, res.MaxFaults)
-		res.States, res.Executions, res.Steps = len(e.seen), e.executions, e.steps
+		res.States, res.Executions, res.Steps, res.CacheFull = len(e.seen), e.executions, e.steps, e.full
 		res.CompletionSteps, res.Pruned = e.completionSteps, e.pruned
 		if err != nil {
 			if errors.Is(err, errBudget) {
@@ -350,6 +376,9 @@ type explorer struct {
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
 	seen map[uint64]seenState
+	// maxStates bounds len(seen); full says a state went unrecorded for it.
+	maxStates int
+	full      bool
 	// sleepSets holds the non-empty sleep sets seen states were explored
 	// with, which seenState refers to by index, so that the map, holding
 	// no pointers, costs the garbage collector nothing to scan.
@@ -392,8 +421,14 @@ func (e *explorer) covers(s seenState, left, devLeft int, sleep []model.Action) 
 }
 
 // record records that a state is explored with left decisions left and
-// sleep asleep.
+// sleep asleep; a state not yet recorded is not once the cache is full.
 func (e *explorer) record(key uint64, left, devLeft int, sleep []model.Action) {
+	if len(e.seen) >= e.maxStates {
+		if _, ok := e.seen[key]; !ok {
+			e.full = true
+			return
+		}
+	}
 	s := seenState{left: int32(left), devLeft: int32(devLeft)}
 	if len(sleep) > 0 {
 		// Consecutive points of a path mostly carry the same set: keep

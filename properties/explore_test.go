@@ -124,6 +124,41 @@ func TestExploreCachingAgrees(t *testing.T) {
 	}
 }
 
+// TestExploreWithAFullCache: a cache that can hold only a few states
+// stays that size, and explores again the paths it would have pruned: the
+// same minimal depth and counterexample, the same guarantee where there is
+// none, with more executions.
+func TestExploreWithAFullCache(t *testing.T) {
+	for _, row := range []struct {
+		scenario string
+		depth    int
+	}{
+		{"replicaset-edge", 3},
+		{"replicaset-noresync", 5},
+		{"replicaset-level", 3},
+	} {
+		sc := catalogScenario(t, row.scenario)
+		whole, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: row.depth})
+		require.NoError(t, err)
+		assert.False(t, whole.CacheFull)
+		capped, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: row.depth, MaxStates: 20})
+		require.NoError(t, err)
+		assert.True(t, capped.CacheFull, row.scenario)
+		assert.Equal(t, 20, capped.States, row.scenario)
+		assert.Contains(t, capped.Guarantee(), "; state cache full;")
+		assert.Equal(t, whole.Depth, capped.Depth, row.scenario)
+		require.Equal(t, whole.Counterexample == nil, capped.Counterexample == nil, row.scenario)
+		if whole.Counterexample != nil {
+			assert.Equal(t, whole.Counterexample.Trace.Hash(), capped.Counterexample.Trace.Hash(), row.scenario)
+			assert.GreaterOrEqual(t, capped.Executions, whole.Executions, row.scenario)
+		} else {
+			assert.Greater(t, capped.Executions, whole.Executions, row.scenario)
+		}
+		assert.Greater(t, whole.States, capped.States, row.scenario)
+		t.Logf("%s: %d executions with %d states recorded, %d with all %d", row.scenario, capped.Executions, capped.States, whole.Executions, whole.States)
+	}
+}
+
 func TestExploreRejectsBadOptions(t *testing.T) {
 	sc := catalogScenario(t, "replicaset-level")
 	for _, tc := range []struct {
@@ -134,6 +169,7 @@ func TestExploreRejectsBadOptions(t *testing.T) {
 		{properties.ExploreOptions{Depth: 65}, "explore depth 65"},
 		{properties.ExploreOptions{Depth: 2, Faults: -1}, "explore faults -1: must be in [0, 4]"},
 		{properties.ExploreOptions{Depth: 2, Budget: -1}, "explore budget -1ns"},
+		{properties.ExploreOptions{Depth: 2, MaxStates: -1}, "explore max states -1: must not be negative"},
 	} {
 		_, err := properties.Explore(sc, dropOnly, tc.opts)
 		require.Error(t, err)
