@@ -55,6 +55,8 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			Faults:     opts.exploreFaults,
 			Budget:     opts.duration,
 			MaxStates:  opts.maxStates,
+			Inputs:     opts.exploreInputs,
+			NoInputs:   opts.exploreInputs == 0,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: %s under %s: %v\n", row.Scenario.Name, row.Mix, err)
@@ -79,7 +81,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			continue
 		}
 		sum.With++
-		rerun := exploreCommand(row.Scenario.Name, row.Mix, res.Depth, opts)
+		rerun := exploreCommand(row.Scenario, row.Mix, res.Depth, opts)
 		cx.Replay = rerun
 		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth, Deviations: opts.strategy.Deviations}
 		f := newFinding(j, cx)
@@ -168,6 +170,10 @@ type (
 
 // exploreCommand is the command that explores a row again, to depth, the
 // depth of its counterexample.
-func exploreCommand(scenario string, mix faults.Mix, depth int, opts *options) string {
-	return properties.ExploreLine(command(), scenario, mix, depth, opts.exploreFaults, opts.strategy.Deviations)
+func exploreCommand(sc properties.Scenario, mix faults.Mix, depth int, opts *options) string {
+	inputs := properties.DefaultExploreInputs
+	if sc.Inputs != nil {
+		inputs = opts.exploreInputs
+	}
+	return properties.ExploreLine(command(), sc.Name, mix, depth, opts.exploreFaults, opts.strategy.Deviations, inputs)
 }

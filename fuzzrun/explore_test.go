@@ -99,6 +99,43 @@ func TestExhaustiveCLISaysWhichRowsStoppedShort(t *testing.T) {
 	assert.Contains(t, out, `"type":"explore-summary","rows":1,"short_of_depth":1,`)
 }
 
+// TestExhaustiveCLIExploresInputs: a scenario with state-transition inputs
+// is explored with them: the tier the Cache operator never removes shows
+// at depth 1 after two transitions, its finding file holds them and
+// replays, and the line that explores the row again finds it again.
+// -inputs 0 explores none, and the guarantee says so.
+func TestExhaustiveCLIExploresInputs(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "cache-stale-tier", "-depth", "2", "-out", dir)
+	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	assert.Contains(t, out, "cache-stale-tier: counterexample at depth 1 (history-dependent) (")
+	assert.Contains(t, out, "; inputs: ≤3 transitions among 6 specs) [none, ")
+	assert.Contains(t, out, "\ninputs (2 transitions of Cache default/web):\n")
+	files, err := filepath.Glob(filepath.Join(dir, "finding-cache-stale-tier-history-dependent-*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	f, err := fuzzrun.ReadFinding(files[0])
+	require.NoError(t, err)
+	assert.Len(t, f.Transitions, 2)
+	assert.True(t, strings.HasSuffix(f.ReplaySeed, "-strategy exhaustive -scenario cache-stale-tier -depth 1 -max-faults 1 -duration 0"), f.ReplaySeed)
+	report := out[strings.Index(out, "scenario cache-stale-tier"):strings.Index(out, "\nreplay: ")]
+
+	code, replayed, stderr := cli(t, "-replay", files[0])
+	assert.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, replayed, "history independence violated (history-dependent)")
+	assert.NotContains(t, stderr, "nondeterministic")
+
+	_, line, _ := strings.Cut(f.ReplaySeed, "fuzzrun ")
+	code, again, stderr := cli(t, strings.Fields(line)...)
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, again, report)
+
+	code, out, stderr = cli(t, "-strategy", "exhaustive", "-scenario", "cache-stale-tier", "-depth", "2", "-inputs", "0")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, "cache-stale-tier: no counterexample with ≤0 faults and ≤2 decisions (")
+	assert.Contains(t, out, "; its state-transition inputs not explored) [none, ")
+}
+
 // TestExhaustiveCLIBoundsTheStateCache: -max-states bounds the states a
 // row records, and the guarantee says the cache filled.
 func TestExhaustiveCLIBoundsTheStateCache(t *testing.T) {
@@ -126,6 +163,8 @@ func TestExhaustiveCLIBadValues(t *testing.T) {
 	}{
 		{[]string{"-strategy", "exhaustive", "-depth", "0"}, "fuzzrun: -depth: exhaustive depth 0: must be in [1, 64]"},
 		{[]string{"-strategy", "exhaustive", "-max-faults", "9"}, "fuzzrun: -max-faults 9: must be in [0, 4]"},
+		{[]string{"-strategy", "exhaustive", "-inputs", "9"}, "fuzzrun: -inputs 9: must be in [0, 8]"},
+		{[]string{"-strategy", "exhaustive", "-inputs", "-1"}, "fuzzrun: -inputs -1: must be in [0, 8]"},
 		{[]string{"-strategy", "exhaustive", "-runs", "3"}, "it takes no -runs"},
 	} {
 		code, _, stderr := cli(t, tc.args...)

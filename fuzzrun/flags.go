@@ -59,6 +59,9 @@ type options struct {
 	// exploreFaults is -max-faults, for -strategy exhaustive; its depth
 	// is strategy.Depth.
 	exploreFaults int
+	// exploreInputs is -inputs, the specs an exploration's transitions
+	// are made of (properties.ExploreOptions.Inputs).
+	exploreInputs int
 	// maxStates is -max-states, the most states an exploration's cache
 	// records (0: properties.DefaultExploreMaxStates).
 	maxStates  int
@@ -102,6 +105,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random, pct (probabilistic concurrency testing) or exhaustive (bounded exhaustive exploration)")
 	fs.IntVar(&explore, "depth", DefaultExploreDepth, fmt.Sprintf("with -strategy exhaustive: explore every choice of the first `D` decisions (1 to %d)", properties.MaxExploreDepth))
 	fs.IntVar(&deviate, "deviations", 0, "with -strategy exhaustive: let at most `K` of the -depth decisions leave the canonical schedule, the others take its choice (0: no bound; at most -depth)")
+	fs.IntVar(&opts.exploreInputs, "inputs", properties.DefaultExploreInputs, fmt.Sprintf("with -strategy exhaustive, for a scenario with state-transition inputs: apply every sequence of up to its most transitions among the first `N` specs its generator draws (0 to %d; 0: none)", properties.MaxExploreInputs))
 	fs.IntVar(&opts.maxStates, "max-states", 0, fmt.Sprintf("with -strategy exhaustive: the most states a row's cache records (0: %d, about 3.5 GB), past which new states are explored without being recorded", properties.DefaultExploreMaxStates))
 	fs.IntVar(&opts.exploreFaults, "max-faults", properties.DefaultExploreFaults, fmt.Sprintf("with -strategy exhaustive: inject at most `F` faults per run (0 to %d)", properties.MaxExploreFaults))
 	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d, at most %d)", properties.DefaultPCTDepth, properties.MaxPCTDepth))
@@ -143,8 +147,10 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	switch {
 	case exhaustive && set["pct-depth"]:
 		return nil, errors.New("-pct-depth applies to -strategy pct; -strategy exhaustive takes -depth")
-	case !exhaustive && (set["depth"] || set["max-faults"] || set["deviations"] || set["max-states"]):
-		return nil, fmt.Errorf("-depth, -max-faults, -deviations and -max-states apply to -strategy %s", properties.StrategyExhaustive)
+	case !exhaustive && (set["depth"] || set["max-faults"] || set["deviations"] || set["inputs"] || set["max-states"]):
+		return nil, fmt.Errorf("-depth, -max-faults, -deviations, -inputs and -max-states apply to -strategy %s", properties.StrategyExhaustive)
+	case opts.exploreInputs < 0 || opts.exploreInputs > properties.MaxExploreInputs:
+		return nil, fmt.Errorf("-inputs %d: must be in [0, %d]", opts.exploreInputs, properties.MaxExploreInputs)
 	case opts.maxStates < 0:
 		return nil, fmt.Errorf("-max-states %d: must not be negative (0: %d)", opts.maxStates, properties.DefaultExploreMaxStates)
 	case exhaustive && (opts.exploreFaults < 0 || opts.exploreFaults > properties.MaxExploreFaults):

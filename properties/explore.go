@@ -27,6 +27,16 @@ const MaxExploreDepth = 64
 // MaxExploreFaults bounds ExploreOptions.Faults for the same reason.
 const MaxExploreFaults = 4
 
+// DefaultExploreInputs is ExploreOptions.Inputs when zero: six specs
+// hold the input each of the catalog's Cache bugs needs (a scale-down
+// with a new image, a tier dropped after one was set, a tier with no
+// replicas), at 259 sequences of up to three transitions.
+const DefaultExploreInputs = 6
+
+// MaxExploreInputs bounds ExploreOptions.Inputs: the sequences of
+// transitions number N^0 + … + N^M for N specs and M transitions.
+const MaxExploreInputs = 8
+
 // DefaultExploreMaxStates is ExploreOptions.MaxStates when zero: about
 // 3.5 GB of memory at the 210 bytes or so a recorded state takes
 // (replicaset-level under every healable fault: 2.7 million states in
@@ -53,6 +63,16 @@ type ExploreOptions struct {
 	// Stateless turns state caching off: every path is re-executed, none
 	// pruned by its fingerprint.
 	Stateless bool
+	// Inputs, for a scenario with state-transition inputs
+	// (Scenario.Inputs), is N: runs apply every sequence of at most
+	// Inputs.MaxTransitions() transitions among the first N distinct specs
+	// Inputs.Spec draws with the seeds 0, 1, … (ExploreSpecs), fewer
+	// transitions first within a depth. Zero means DefaultExploreInputs;
+	// at most MaxExploreInputs.
+	Inputs int
+	// NoInputs explores no inputs: runs apply no transition, and the
+	// guarantee says so.
+	NoInputs bool
 	// MaxStates bounds the states the cache records; zero means
 	// DefaultExploreMaxStates. Once it holds that many, a state seen for
 	// the first time is explored without being recorded: memory stays
@@ -137,9 +157,13 @@ type ExploreResult struct {
 	// memory (Invariant.Fingerprint).
 	Unfingerprinted []string
 	// InputsNotExplored says the scenario declares state-transition inputs
-	// (Scenario.Inputs), which exploration does not draw: its runs apply
-	// none.
+	// (Scenario.Inputs) and ExploreOptions.NoInputs was set: its runs
+	// applied none.
 	InputsNotExplored bool
+	// InputSpecs is the number of distinct specs the transitions explored
+	// were drawn from, and MaxTransitions the most a run applied (zero
+	// when no inputs were explored).
+	InputSpecs, MaxTransitions int
 	// Counterexample is the first failure, at minimal depth; nil when none.
 	Counterexample *Counterexample
 }
@@ -188,6 +212,9 @@ func (r ExploreResult) Guarantee() string {
 	if r.InputsNotExplored {
 		b.WriteString("; its state-transition inputs not explored")
 	}
+	if r.InputSpecs > 0 {
+		fmt.Fprintf(&b, "; inputs: ≤%s among %s", plural(r.MaxTransitions, "transition"), plural(r.InputSpecs, "spec"))
+	}
 	b.WriteString(")")
 	if r.TimedOut {
 		b.WriteString("; budget spent before the next depth")
@@ -231,6 +258,9 @@ func (o ExploreOptions) validate() error {
 	}
 	if err := checkDeviations("explore deviations", o.Deviations, o.Depth); err != nil {
 		errs = append(errs, err)
+	}
+	if o.Inputs < 0 || o.Inputs > MaxExploreInputs {
+		errs = append(errs, fmt.Errorf("explore inputs %d: must be in [0, %d]", o.Inputs, MaxExploreInputs))
 	}
 	if o.MaxStates < 0 {
 		errs = append(errs, fmt.Errorf("explore max states %d: must not be negative (0: %d)", o.MaxStates, DefaultExploreMaxStates))
@@ -292,7 +322,16 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		}
 	}
 	res.FaultSpace = len(space)
-	res.InputsNotExplored = sc.Inputs != nil
+	res.InputsNotExplored = sc.Inputs != nil && opts.NoInputs
+	sequences := []Transitions{nil}
+	if sc.Inputs != nil && !opts.NoInputs {
+		specs, err := ExploreSpecs(sc.Inputs, opts.inputSpecs())
+		if err != nil {
+			return res, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		res.InputSpecs, res.MaxTransitions = len(specs), sc.Inputs.MaxTransitions()
+		sequences = transitionSequences(specs, res.MaxTransitions)
+	}
 	var began time.Time
 	if opts.Budget > 0 {
 		began = time.Now()
@@ -319,7 +358,13 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	}
 	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
 	for d := 1; d <= opts.Depth; d++ {
-		cx, err := e.depth(d, space, res.MaxFaults)
+		var cx *Counterexample
+		var err error
+		for _, e.inputs = range sequences {
+			if cx, err = e.depth(d, space, res.MaxFaults); cx != nil || err != nil {
+				break
+			}
+		}
 		res.States, res.Executions, res.Steps, res.CacheFull = len(e.seen), e.executions, e.steps, e.full
 		res.CompletionSteps, res.Pruned = e.completionSteps, e.pruned
 		if err != nil {
@@ -333,6 +378,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		res.Depth = d
 		if cx != nil {
 			cx.Replay = exploreReplay(sc, p.mix, opts, d, res.MaxFaults)
+			cx.Inputs = e.inputs
 			res.Counterexample = cx
 			break
 		}
@@ -343,13 +389,28 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	return res, nil
 }
 
+// inputSpecs is Inputs with its default filled in.
+func (o ExploreOptions) inputSpecs() int {
+	if o.Inputs == 0 {
+		return DefaultExploreInputs
+	}
+	return o.Inputs
+}
+
 // exploreReplay is the line that finds an exploration's counterexample,
 // found at depth d, again: the scenario's Program's (ExploreLine), else
 // the go test line of opts.Test, else none.
 func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, d, maxFaults int) string {
 	switch {
 	case sc.Program != "":
-		return ExploreLine(sc.Program, sc.Name, mix, d, maxFaults, opts.Deviations)
+		inputs := DefaultExploreInputs
+		switch {
+		case sc.Inputs != nil && opts.NoInputs:
+			inputs = 0
+		case sc.Inputs != nil:
+			inputs = opts.inputSpecs()
+		}
+		return ExploreLine(sc.Program, sc.Name, mix, d, maxFaults, opts.Deviations, inputs)
 	case opts.Test != nil:
 		if line, err := goTestLine(opts.Test.Name()); err == nil {
 			return line
@@ -376,6 +437,8 @@ type explorer struct {
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
 	seen map[uint64]seenState
+	// inputs are the transitions the runs being explored apply.
+	inputs Transitions
 	// maxStates bounds len(seen); full says a state went unrecorded for it.
 	maxStates int
 	full      bool
@@ -738,7 +801,7 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 			e.pruned++
 		}
 	}()
-	e.wrapped(func() { out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true}) })
+	e.wrapped(func() { out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true, Inputs: e.inputs}) })
 	if out != nil {
 		if e.stats != nil {
 			e.recordStats(sched, ch, out.Cluster.Steps(), out.QuietFrom, false)
@@ -768,7 +831,7 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 	var out *Outcome
 	var diverged bool
 	var err error
-	e.wrapped(func() { out, diverged, err = e.p.replay(sched, choices, RunOptions{}) })
+	e.wrapped(func() { out, diverged, err = e.p.replay(sched, choices, RunOptions{Inputs: e.inputs}) })
 	if err != nil {
 		return nil, err
 	}

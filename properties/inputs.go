@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 
 	"github.com/converge-sim/converge/model"
@@ -162,9 +163,16 @@ type inputActor struct {
 
 func (a *inputActor) Name() string { return InputsActor }
 
-// Fingerprint writes how many transitions the actor has applied: the
-// rest of its memory (the specs) is the same in every state of a run.
-func (a *inputActor) Fingerprint(h hash.Hash64) { fmt.Fprintf(h, "done=%d", len(a.done)) }
+// Fingerprint writes how many transitions the actor has applied and the
+// specs it has still to apply: an exploration runs many sequences of
+// them, and a state of one must not stand for a state of another.
+func (a *inputActor) Fingerprint(h hash.Hash64) {
+	fmt.Fprintf(h, "done=%d", len(a.done))
+	for _, spec := range a.specs[len(a.done):] {
+		s := spec.String()
+		fmt.Fprintf(h, ";%d:%s", len(s), s)
+	}
+}
 
 func (a *inputActor) Act(o *model.Outside) error {
 	spec := a.specs[len(a.done)]
@@ -223,4 +231,44 @@ func inputLines(target model.Ref, ts Transitions) []string {
 		lines = append(lines, fmt.Sprintf("  #%d %s", i+1, f))
 	}
 	return lines
+}
+
+// ExploreSpecs returns the first n distinct specs in.Spec draws with the
+// seeds 0, 1, …: the specs an exploration's transitions are made of
+// (ExploreOptions.Inputs). It gives up, with fewer, after 20n draws, and
+// fails if the generator does.
+func ExploreSpecs(in *Inputs, n int) (specs Transitions, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("inputs: the Spec generator failed: %v", v)
+		}
+	}()
+	seen := map[string]bool{}
+	for seed := 0; len(specs) < n && seed < 20*n; seed++ {
+		spec := in.Spec.Example(seed)
+		if key := spec.String(); !seen[key] {
+			seen[key] = true
+			specs = append(specs, spec)
+		}
+	}
+	return specs, nil
+}
+
+// transitionSequences returns every sequence of at most m of specs,
+// shorter ones first, each length in lexicographic order of the specs'
+// indices.
+func transitionSequences(specs Transitions, m int) []Transitions {
+	out := []Transitions{nil}
+	last := out
+	for range m {
+		var next []Transitions
+		for _, seq := range last {
+			for _, spec := range specs {
+				next = append(next, append(slices.Clip(seq), spec))
+			}
+		}
+		out = append(out, next...)
+		last = next
+	}
+	return out
 }

@@ -35,9 +35,11 @@ func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint6
 // order, so the line finds the same one; without a budget (-duration 0),
 // so that a slower machine finds it too, in about the time the
 // exploration took to. A bound of D deviations or more binds at no depth
-// up to D and is left out. It is the one place such a line is rendered,
-// for Explore and for fuzzrun alike.
-func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, deviations int) string {
+// up to D and is left out; "-inputs N" is there when N is not
+// DefaultExploreInputs (0 for none). It is
+// the one place such a line is rendered, for Explore and for fuzzrun
+// alike.
+func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, deviations, inputs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -strategy %s -scenario %s", program, StrategyExhaustive, scenario)
 	if len(mix) > 0 {
@@ -46,6 +48,9 @@ func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, dev
 	fmt.Fprintf(&b, " -depth %d -max-faults %d", depth, maxFaults)
 	if k := binding(deviations, depth); k > 0 {
 		fmt.Fprintf(&b, " -deviations %d", k)
+	}
+	if inputs != DefaultExploreInputs {
+		fmt.Fprintf(&b, " -inputs %d", inputs)
 	}
 	b.WriteString(" -duration 0")
 	return b.String()

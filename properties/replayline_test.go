@@ -94,21 +94,24 @@ func TestASearchWithNoWayToReplayIsAnError(t *testing.T) {
 }
 
 // TestExploreLine: the line explores to the counterexample's depth without
-// a budget, names a deviation bound only where it binds at that depth,
-// and leaves out an empty mix.
+// a budget, names a deviation bound only where it binds at that depth and
+// the number of input specs unless it is the default, and leaves out an
+// empty mix.
 func TestExploreLine(t *testing.T) {
 	drop := faults.Mix{faults.KindDrop}
 	for _, tc := range []struct {
-		mix               faults.Mix
-		depth, deviations int
-		want              string
+		mix                       faults.Mix
+		depth, deviations, inputs int
+		want                      string
 	}{
-		{drop, 4, 0, "fr -strategy exhaustive -scenario s -faults drop -depth 4 -max-faults 1 -duration 0"},
-		{drop, 6, 2, "fr -strategy exhaustive -scenario s -faults drop -depth 6 -max-faults 1 -deviations 2 -duration 0"},
-		{drop, 2, 2, "fr -strategy exhaustive -scenario s -faults drop -depth 2 -max-faults 1 -duration 0"},
-		{drop, 1, 3, "fr -strategy exhaustive -scenario s -faults drop -depth 1 -max-faults 1 -duration 0"},
-		{nil, 3, 0, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -duration 0"},
+		{drop, 4, 0, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 4 -max-faults 1 -duration 0"},
+		{drop, 6, 2, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 6 -max-faults 1 -deviations 2 -duration 0"},
+		{drop, 2, 2, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 2 -max-faults 1 -duration 0"},
+		{drop, 1, 3, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 1 -max-faults 1 -duration 0"},
+		{nil, 3, 0, 6, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -duration 0"},
+		{nil, 3, 0, 4, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -inputs 4 -duration 0"},
+		{nil, 3, 0, 0, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -inputs 0 -duration 0"},
 	} {
-		assert.Equal(t, tc.want, properties.ExploreLine("fr", "s", tc.mix, tc.depth, 1, tc.deviations))
+		assert.Equal(t, tc.want, properties.ExploreLine("fr", "s", tc.mix, tc.depth, 1, tc.deviations, tc.inputs))
 	}
 }
