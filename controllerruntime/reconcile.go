@@ -47,10 +47,15 @@ type withMemory struct {
 func (w withMemory) Fingerprint(h hash.Hash64) { w.memory.Fingerprint(h) }
 
 // declaring returns r, which runs user, as a reconciler that declares
-// user's memory if user implements model.Fingerprinter.
+// user's memory: the one user writes if it implements
+// model.Fingerprinter, else the one a walk of it finds (memory.go), if
+// the walk sees all of it.
 func declaring(r model.Reconciler, user any) model.Reconciler {
 	if fp, ok := user.(model.Fingerprinter); ok {
 		return withMemory{Reconciler: r, memory: fp}
+	}
+	if m, ok := reflectMemory(user); ok {
+		return withMemory{Reconciler: r, memory: m}
 	}
 	return r
 }
