@@ -15,7 +15,8 @@ import (
 // to three transitions among six specs drawn from the CRD's schema, and
 // finds both bugs at depth 1 with no fault, each with the fewest
 // transitions that show it; each counterexample replays byte for byte in
-// a bubble. The fixed operator shows nothing at depth 2.
+// a bubble. The fixed operator shows nothing at depth 2, and its
+// reconciler's memory, walked by the adapter, is in the state key.
 func TestExploreFindsTheInputBugs(t *testing.T) {
 	w := world(t)
 	for _, tc := range []struct {
@@ -51,5 +52,6 @@ func TestExploreFindsTheInputBugs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, res.Counterexample, res.Guarantee())
 	assert.Equal(t, 2, res.Depth)
+	assert.Empty(t, res.Unfingerprinted, "the adapter walks the reconciler")
 	t.Log(res.Guarantee())
 }
