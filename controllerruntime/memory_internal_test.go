@@ -2,7 +2,6 @@ package controllerruntime
 
 import (
 	"hash/fnv"
-	"sync"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -18,7 +17,6 @@ type scaffolded struct {
 	client.Client
 	Scheme *runtime.Scheme
 	Log    logr.Logger
-	mu     sync.Mutex
 	Debug  bool
 	seen   map[string]int
 	last   *observed
