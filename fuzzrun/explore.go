@@ -46,6 +46,8 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		}
 	}
 	began := time.Now()
+	// shortWithInputs says a row that stopped short explored inputs.
+	shortWithInputs := false
 	sum := exploreSummaryEvent{Type: "explore-summary", ExitCode: ExitOK}
 	for _, row := range all {
 		start := time.Now()
@@ -71,6 +73,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		sum.Rows++
 		if res.TimedOut {
 			sum.Short++
+			shortWithInputs = shortWithInputs || res.InputSpecs > 0
 		}
 		cx := res.Counterexample
 		if cx == nil {
@@ -116,7 +119,11 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 	} else {
 		fmt.Fprintf(stdout, "exhaustive: rows without a counterexample within their bounds: %d; with one: %d, unexpected: %d\n", sum.Without, sum.With, sum.Unexpected)
 		if sum.Short > 0 {
-			fmt.Fprintf(stdout, "exhaustive: rows that spent their budget (-duration %v) before depth %d: %d; a longer -duration, or a deviation bound (-deviations K), explores deeper\n", opts.duration, opts.strategy.Depth, sum.Short)
+			ways := "a longer -duration or a deviation bound (-deviations K)"
+			if shortWithInputs {
+				ways = "a longer -duration, a deviation bound (-deviations K) or fewer input specs (-inputs N)"
+			}
+			fmt.Fprintf(stdout, "exhaustive: rows that spent their budget (-duration %v) before depth %d: %d; %s explores deeper\n", opts.duration, opts.strategy.Depth, sum.Short, ways)
 		}
 	}
 	return sum.ExitCode

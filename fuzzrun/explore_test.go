@@ -86,17 +86,23 @@ func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {
 
 // TestExhaustiveCLISaysWhichRowsStoppedShort: a row whose budget runs out
 // before the requested depth says so (and the depth it finished), and the summary
-// counts it and says how to explore deeper. Depth 12 of replicaset-level
-// takes hours, not a millisecond.
+// counts it and says how to explore deeper (with fewer input specs too,
+// for a row that explores inputs). Depth 12 of either row takes hours,
+// not a millisecond.
 func TestExhaustiveCLISaysWhichRowsStoppedShort(t *testing.T) {
 	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "12", "-duration", "1ms")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Regexp(t, `replicaset-level: no .*budget (was )?spent.* \[drop, `, out)
-	assert.Contains(t, out, "\nexhaustive: rows that spent their budget (-duration 1ms) before depth 12: 1; a longer -duration, or a deviation bound (-deviations K), explores deeper\n")
+	assert.Contains(t, out, "\nexhaustive: rows that spent their budget (-duration 1ms) before depth 12: 1; a longer -duration or a deviation bound (-deviations K) explores deeper\n")
 
 	code, out, stderr = cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "12", "-duration", "1ms", "-json")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, `"type":"explore-summary","rows":1,"short_of_depth":1,`)
+
+	// A row that explores inputs may also take fewer of them.
+	code, out, stderr = cli(t, "-strategy", "exhaustive", "-scenario", "cache-fixed", "-faults", "restart", "-depth", "12", "-duration", "1ms")
+	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+	assert.Contains(t, out, "\nexhaustive: rows that spent their budget (-duration 1ms) before depth 12: 1; a longer -duration, a deviation bound (-deviations K) or fewer input specs (-inputs N) explores deeper\n")
 }
 
 // TestExhaustiveCLIExploresInputs: a scenario with state-transition inputs
