@@ -67,8 +67,10 @@ type ExploreOptions struct {
 	// (Scenario.Inputs), is N: runs apply every sequence of at most
 	// Inputs.MaxTransitions() transitions among the first N distinct specs
 	// Inputs.Spec draws with the seeds 0, 1, … (ExploreSpecs), fewer
-	// transitions first within a depth. Zero means DefaultExploreInputs;
-	// at most MaxExploreInputs.
+	// transitions first within a depth. Which spec a transition sets is
+	// chosen when the actor makes it, as a fault is chosen when it
+	// strikes: explored whatever the bound, and not counted toward it.
+	// Zero means DefaultExploreInputs; at most MaxExploreInputs.
 	Inputs int
 	// NoInputs explores no inputs: runs apply no transition, and the
 	// guarantee says so.
@@ -323,20 +325,19 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	}
 	res.FaultSpace = len(space)
 	res.InputsNotExplored = sc.Inputs != nil && opts.NoInputs
-	sequences := []Transitions{nil}
+	var sample Transitions
 	if sc.Inputs != nil && !opts.NoInputs {
-		specs, err := ExploreSpecs(sc.Inputs, opts.inputSpecs())
-		if err != nil {
+		var err error
+		if sample, err = ExploreSpecs(sc.Inputs, opts.inputSpecs()); err != nil {
 			return res, fmt.Errorf("scenario %q: %w", sc.Name, err)
 		}
-		res.InputSpecs, res.MaxTransitions = len(specs), sc.Inputs.MaxTransitions()
-		sequences = transitionSequences(specs, res.MaxTransitions)
+		res.InputSpecs, res.MaxTransitions = len(sample), sc.Inputs.MaxTransitions()
 	}
 	var began time.Time
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, maxStates: opts.MaxStates, times: map[model.Time]bool{}}
+	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, maxStates: opts.MaxStates, inputSample: sample, times: map[model.Time]bool{}}
 	if e.maxStates == 0 {
 		e.maxStates = DefaultExploreMaxStates
 	}
@@ -360,7 +361,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	for d := 1; d <= opts.Depth; d++ {
 		var cx *Counterexample
 		var err error
-		for _, e.inputs = range sequences {
+		for e.inputMoves = 0; e.inputMoves <= res.MaxTransitions; e.inputMoves++ {
 			if cx, err = e.depth(d, space, res.MaxFaults); cx != nil || err != nil {
 				break
 			}
@@ -378,7 +379,6 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		res.Depth = d
 		if cx != nil {
 			cx.Replay = exploreReplay(sc, p.mix, opts, d, res.MaxFaults)
-			cx.Inputs = e.inputs
 			res.Counterexample = cx
 			break
 		}
@@ -437,8 +437,11 @@ type explorer struct {
 	// with that many decisions left, or fewer, that starts with no action
 	// of its sleep set has run, or is running, without a failure.
 	seen map[uint64]seenState
-	// inputs are the transitions the runs being explored apply.
-	inputs Transitions
+	// inputSample are the specs the state-transition actor chooses each
+	// transition's among, inputMoves the transitions it makes in the runs
+	// being explored (ExploreOptions.Inputs).
+	inputSample Transitions
+	inputMoves  int
 	// maxStates bounds len(seen); full says a state went unrecorded for it.
 	maxStates int
 	full      bool
@@ -801,7 +804,9 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 			e.pruned++
 		}
 	}()
-	e.wrapped(func() { out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true, Inputs: e.inputs}) })
+	e.wrapped(func() {
+		out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true, inputSample: e.inputSample, inputMoves: e.inputMoves})
+	})
 	if out != nil {
 		if e.stats != nil {
 			e.recordStats(sched, ch, out.Cluster.Steps(), out.QuietFrom, false)
@@ -825,13 +830,18 @@ func (e *explorer) recordStats(sched faults.Schedule, ch *exploreChooser, total,
 	e.stats.execution(name, at, struck, ch, total, quietFrom, pruned)
 }
 
-// counterexample replays the failing path with its trace kept.
+// counterexample replays the failing path with its trace kept, as the
+// ordinary run of its schedule and its transitions.
 func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *Outcome, d int) (*Counterexample, error) {
 	choices = slices.Clone(choices)
+	var inputs Transitions
+	for _, tr := range failed.Transitions {
+		inputs = append(inputs, tr.Spec)
+	}
 	var out *Outcome
 	var diverged bool
 	var err error
-	e.wrapped(func() { out, diverged, err = e.p.replay(sched, choices, RunOptions{Inputs: e.inputs}) })
+	e.wrapped(func() { out, diverged, err = e.p.replay(sched, choices, RunOptions{Inputs: inputs}) })
 	if err != nil {
 		return nil, err
 	}
@@ -847,6 +857,7 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 		Strategy: Strategy{Name: StrategyExhaustive, Depth: d, Deviations: binding(e.deviations, d)},
 		Failure:  out.Failure,
 		Schedule: sched,
+		Inputs:   inputs,
 		Choices:  choices,
 		Steps:    out.Cluster.Steps(),
 		Trace:    out.Cluster.Trace(),
@@ -960,11 +971,11 @@ func (x *exploreChooser) decide(n int, explore, deviates bool, asleep []bool) in
 }
 
 // Choose is a decision of an actor or a controller (Cluster.Choose), or
-// which fault a pendingFault is: that one is explored whatever the bound,
-// and does not count toward it, since the ordinary schedule holding the
-// fault makes no such decision.
+// which fault a pendingFault is, or which spec a transition sets: those
+// are explored whatever the bound, and do not count toward it, since the
+// ordinary run of the fault and the transitions makes no such decision.
 func (x *exploreChooser) Choose(n int, label string) int {
-	if label == faultLabel {
+	if label == faultLabel || label == inputLabel {
 		x.faultChoices = append(x.faultChoices, len(x.log))
 		x.afterFault = x.e.stats != nil && len(x.log) >= len(x.prefix)
 		return x.decide(n, true, false, nil)

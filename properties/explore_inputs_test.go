@@ -74,10 +74,12 @@ func TestExploreInputsLimits(t *testing.T) {
 	}
 }
 
-// TestExploreInputsCachingAgrees: each sequence of transitions is a world
-// of its own in the state cache (the transitions still to apply are in
-// the key), so stateful and stateless exploration find the tier bug,
-// whose sequence is not the first of its length, at the same depth.
+// TestExploreInputsCachingAgrees: which spec a transition sets is chosen
+// as the actor makes it; what it set is then in the server's state, and
+// the transitions left in the actor's moves, so the cache prunes no
+// sequence for another: stateful and stateless exploration find the tier
+// bug, whose sequence is not the first of its length, with the same
+// trace.
 func TestExploreInputsCachingAgrees(t *testing.T) {
 	sc := catalogScenario(t, "cache-stale-tier")
 	var hashes []string

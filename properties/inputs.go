@@ -153,13 +153,20 @@ type Transition struct {
 }
 
 // inputActor is the state-transition actor: each move writes the next
-// spec to the target, read fresh.
+// spec to the target, read fresh. With a sample, each move first chooses
+// its spec among the sample (a choice labelled inputLabel), and specs
+// grow with the choices.
 type inputActor struct {
 	c      *model.Cluster
 	target model.Ref
 	specs  Transitions
+	sample Transitions
 	done   []Transition
 }
+
+// inputLabel labels the choice of which spec of the sample a transition
+// sets.
+const inputLabel = "explore: input spec"
 
 func (a *inputActor) Name() string { return InputsActor }
 
@@ -175,6 +182,9 @@ func (a *inputActor) Fingerprint(h hash.Hash64) {
 }
 
 func (a *inputActor) Act(o *model.Outside) error {
+	if a.sample != nil {
+		a.specs = append(a.specs, a.sample[o.Choose(len(a.sample), inputLabel)])
+	}
 	spec := a.specs[len(a.done)]
 	tr := Transition{Spec: spec, Step: a.c.Steps(), At: o.Now()}
 	err := func() error {
@@ -194,19 +204,23 @@ func (a *inputActor) Act(o *model.Outside) error {
 }
 
 // addInputs adds the state-transition actor of sc's inputs to c, with one
-// move per transition.
-func addInputs(c *model.Cluster, sc Scenario, specs Transitions) (*inputActor, error) {
+// move per transition: of specs, or, with a sample, moves of them chosen
+// from it as the actor moves.
+func addInputs(c *model.Cluster, sc Scenario, specs, sample Transitions, moves int) (*inputActor, error) {
+	if sample == nil {
+		moves = len(specs)
+	}
 	if sc.Inputs == nil {
-		if len(specs) > 0 {
-			return nil, fmt.Errorf("scenario %q declares no inputs, yet the run was given %d transitions", sc.Name, len(specs))
+		if moves > 0 {
+			return nil, fmt.Errorf("scenario %q declares no inputs, yet the run was given %d transitions", sc.Name, moves)
 		}
 		return nil, nil
 	}
-	if len(specs) > sc.Inputs.MaxTransitions() {
-		return nil, fmt.Errorf("scenario %q: %d transitions, more than its inputs' Max %d", sc.Name, len(specs), sc.Inputs.MaxTransitions())
+	if moves > sc.Inputs.MaxTransitions() {
+		return nil, fmt.Errorf("scenario %q: %d transitions, more than its inputs' Max %d", sc.Name, moves, sc.Inputs.MaxTransitions())
 	}
-	a := &inputActor{c: c, target: sc.Inputs.Target, specs: specs}
-	if err := c.AddActor(a, len(specs)); err != nil {
+	a := &inputActor{c: c, target: sc.Inputs.Target, specs: slices.Clip(specs), sample: sample}
+	if err := c.AddActor(a, moves); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
 	return a, nil
@@ -252,23 +266,4 @@ func ExploreSpecs(in *Inputs, n int) (specs Transitions, err error) {
 		}
 	}
 	return specs, nil
-}
-
-// transitionSequences returns every sequence of at most m of specs,
-// shorter ones first, each length in lexicographic order of the specs'
-// indices.
-func transitionSequences(specs Transitions, m int) []Transitions {
-	out := []Transitions{nil}
-	last := out
-	for range m {
-		var next []Transitions
-		for _, seq := range last {
-			for _, spec := range specs {
-				next = append(next, append(slices.Clip(seq), spec))
-			}
-		}
-		out = append(out, next...)
-		last = next
-	}
-	return out
 }

@@ -29,6 +29,11 @@ type RunOptions struct {
 	// refs is the reference-run memo of the differential oracle; nil
 	// gives the run a memo of its own.
 	refs *referenceMemo
+	// inputSample, when set, makes the state-transition actor choose
+	// each transition's spec among it as it moves, inputMoves times,
+	// instead of applying Inputs (exploration, explorer.inputChoices).
+	inputSample Transitions
+	inputMoves  int
 }
 
 // Outcome is the result of one execution: the failure, if any, and the
@@ -145,7 +150,7 @@ func start(sc Scenario, opts RunOptions) (*model.Cluster, *inputActor, error) {
 	if c == nil {
 		return nil, nil, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
 	}
-	in, err := addInputs(c, sc, opts.Inputs)
+	in, err := addInputs(c, sc, opts.Inputs, opts.inputSample, opts.inputMoves)
 	if err != nil {
 		return nil, nil, err
 	}
