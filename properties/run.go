@@ -31,7 +31,7 @@ type RunOptions struct {
 	refs *referenceMemo
 	// inputSample, when set, makes the state-transition actor choose
 	// each transition's spec among it as it moves, inputMoves times,
-	// instead of applying Inputs (exploration, explorer.inputChoices).
+	// instead of applying Inputs (exploration: explorer.inputSample).
 	inputSample Transitions
 	inputMoves  int
 }
