@@ -51,6 +51,13 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 	sum := exploreSummaryEvent{Type: "explore-summary", ExitCode: ExitOK}
 	for _, row := range all {
 		start := time.Now()
+		var progress func(properties.ExploreResult)
+		if enc != nil {
+			progress = func(r properties.ExploreResult) {
+				emit(exploreDepthEvent{Type: "explore-depth", Scenario: row.Scenario.Name, Faults: row.Mix.String(), Depth: r.Depth,
+					States: r.States, Executions: r.Executions, Elapsed: time.Since(start).Seconds()})
+			}
+		}
 		res, err := properties.Explore(row.Scenario, row.Mix, properties.ExploreOptions{
 			Depth:      opts.strategy.Depth,
 			Deviations: opts.strategy.Deviations,
@@ -59,6 +66,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			MaxStates:  opts.maxStates,
 			Inputs:     opts.exploreInputs,
 			NoInputs:   opts.exploreInputs == 0,
+			Progress:   progress,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: %s under %s: %v\n", row.Scenario.Name, row.Mix, err)
@@ -148,6 +156,18 @@ type (
 		Guarantee       string                  `json:"guarantee"`
 		Elapsed         float64                 `json:"elapsed_s"`
 		Counterexample  *exploredCounterexample `json:"counterexample,omitempty"`
+	}
+	// exploreDepthEvent is a depth a row's exploration finished without a
+	// counterexample, with the states and executions so far, for watching
+	// a long exploration.
+	exploreDepthEvent struct {
+		Type       string  `json:"type"` // "explore-depth"
+		Scenario   string  `json:"scenario"`
+		Faults     string  `json:"faults"`
+		Depth      int     `json:"depth"`
+		States     int     `json:"states"`
+		Executions int     `json:"executions"`
+		Elapsed    float64 `json:"elapsed_s"`
 	}
 	// exploredCounterexample is a row's counterexample: what it violates,
 	// whether the row must show it, its finding file (with -out), the

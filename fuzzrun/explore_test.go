@@ -180,7 +180,8 @@ func TestExhaustiveCLIBadValues(t *testing.T) {
 }
 
 // TestExhaustiveCLIJSON: with -json, each row is an "explored" event, with
-// its counterexample if any, and a last "explore-summary" event counts the
+// its counterexample if any, after an "explore-depth" event per depth it
+// finished without one, and a last "explore-summary" event counts the
 // rows and gives the exit code; stdout holds nothing else.
 func TestExhaustiveCLIJSON(t *testing.T) {
 	dir := t.TempDir()
@@ -223,10 +224,23 @@ func TestExhaustiveCLIJSON(t *testing.T) {
 	assert.EqualValues(t, 1, sum["unexpected"])
 	assert.EqualValues(t, fuzzrun.ExitUnexpected, sum["exit_code"])
 
+	// A row without a counterexample: an "explore-depth" event per depth
+	// finished, then the row.
 	code, out, _ = cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "2", "-json")
 	require.Equal(t, fuzzrun.ExitOK, code)
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4, out)
+	for i, depth := range []int{1, 2} {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &ev))
+		assert.Equal(t, "explore-depth", ev["type"])
+		assert.Equal(t, "replicaset-level", ev["scenario"])
+		assert.EqualValues(t, depth, ev["depth"])
+		assert.Positive(t, ev["executions"])
+	}
 	var clean map[string]any
-	require.NoError(t, json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &clean))
+	require.NoError(t, json.Unmarshal([]byte(lines[2]), &clean))
+	assert.Equal(t, "explored", clean["type"])
 	assert.NotContains(t, clean, "counterexample")
 	assert.Contains(t, clean["guarantee"], "replicaset-level: no counterexample with ≤1 fault (drop) and ≤2 decisions (")
 }
