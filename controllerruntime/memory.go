@@ -132,10 +132,12 @@ func (w *memoryWalker) value(v reflect.Value) {
 		return
 	}
 	if t == reflect.TypeFor[time.Time]() {
-		// Its wall and ext fields, not its location's caches.
-		w.uint(v.Field(0).Uint())
-		w.uint(uint64(v.Field(1).Int()))
-		return
+		// Its instant, not its location's caches.
+		if wall, ext := v.FieldByName("wall"), v.FieldByName("ext"); wall.Kind() == reflect.Uint64 && ext.Kind() == reflect.Int64 {
+			w.uint(wall.Uint())
+			w.uint(uint64(ext.Int()))
+			return
+		}
 	}
 	switch v.Kind() {
 	case reflect.Bool:

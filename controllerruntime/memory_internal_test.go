@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"hash/fnv"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,7 @@ type scaffolded struct {
 type observed struct {
 	names []string
 	gen   int64
+	at    time.Time
 }
 
 func fingerprint(t *testing.T, user any) uint64 {
@@ -69,6 +71,9 @@ func TestTheWalkSeesAReconcilersMemory(t *testing.T) {
 	flagged := build(nil, map[string]int{"x": 1, "y": 2}, "p")
 	flagged.Debug = true
 	assert.NotEqual(t, base, fingerprint(t, flagged))
+	later := build(nil, map[string]int{"x": 1, "y": 2}, "p")
+	later.last.at = later.last.at.Add(time.Second)
+	assert.NotEqual(t, base, fingerprint(t, later), "a time it keeps")
 
 	// A nil map and an empty one are different memories, as they are
 	// different values; two maps that hold the same do not differ.
