@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -58,7 +57,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 					States: r.States, Executions: r.Executions, Elapsed: time.Since(start).Seconds()})
 			}
 		}
-		res, err := properties.Explore(row.Scenario, row.Mix, properties.ExploreOptions{
+		eo := properties.ExploreOptions{
 			Depth:      opts.strategy.Depth,
 			Deviations: opts.strategy.Deviations,
 			Faults:     opts.exploreFaults,
@@ -67,7 +66,8 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			Inputs:     opts.exploreInputs,
 			NoInputs:   opts.exploreInputs == 0,
 			Progress:   progress,
-		})
+		}
+		res, err := properties.Explore(row.Scenario, row.Mix, eo)
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: %s under %s: %v\n", row.Scenario.Name, row.Mix, err)
 			return ExitUsage
@@ -92,7 +92,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			continue
 		}
 		sum.With++
-		rerun := exploreCommand(row.Scenario, row.Mix, res.Depth, opts)
+		rerun := properties.ExploreLine(command(), row.Scenario, row.Mix, res.Depth, eo)
 		cx.Replay = rerun
 		j := &job{Scenario: row.Scenario.Name, Faults: row.Mix.String(), Strategy: properties.StrategyExhaustive, Depth: opts.strategy.Depth, Deviations: opts.strategy.Deviations}
 		f := newFinding(j, cx)
@@ -194,13 +194,3 @@ type (
 		ExitCode   int     `json:"exit_code"`
 	}
 )
-
-// exploreCommand is the command that explores a row again, to depth, the
-// depth of its counterexample.
-func exploreCommand(sc properties.Scenario, mix faults.Mix, depth int, opts *options) string {
-	inputs := properties.DefaultExploreInputs
-	if sc.Inputs != nil {
-		inputs = opts.exploreInputs
-	}
-	return properties.ExploreLine(command(), sc.Name, mix, depth, opts.exploreFaults, opts.strategy.Deviations, inputs)
-}

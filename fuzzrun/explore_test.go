@@ -168,7 +168,7 @@ func TestExhaustiveCLIBadValues(t *testing.T) {
 		want string
 	}{
 		{[]string{"-strategy", "exhaustive", "-depth", "0"}, "fuzzrun: -depth: exhaustive depth 0: must be in [1, 64]"},
-		{[]string{"-strategy", "exhaustive", "-max-faults", "9"}, "fuzzrun: -max-faults 9: must be in [0, 4]"},
+		{[]string{"-strategy", "exhaustive", "-max-faults", "9"}, "fuzzrun: -max-faults 9: must be in [1, 4]"},
 		{[]string{"-strategy", "exhaustive", "-inputs", "9"}, "fuzzrun: -inputs 9: must be in [0, 8]"},
 		{[]string{"-strategy", "exhaustive", "-inputs", "-1"}, "fuzzrun: -inputs -1: must be in [0, 8]"},
 		{[]string{"-strategy", "exhaustive", "-runs", "3"}, "it takes no -runs"},

@@ -107,7 +107,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.IntVar(&deviate, "deviations", 0, "with -strategy exhaustive: let at most `K` of the -depth decisions leave the canonical schedule, the others take its choice (0: no bound; at most -depth)")
 	fs.IntVar(&opts.exploreInputs, "inputs", properties.DefaultExploreInputs, fmt.Sprintf("with -strategy exhaustive, for a scenario with state-transition inputs: apply every sequence of up to its most transitions among the first `N` specs its generator draws (0 to %d; 0: none)", properties.MaxExploreInputs))
 	fs.IntVar(&opts.maxStates, "max-states", 0, fmt.Sprintf("with -strategy exhaustive: the most states a row's cache records (0: %d, about 3.5 GB), past which new states are explored without being recorded", properties.DefaultExploreMaxStates))
-	fs.IntVar(&opts.exploreFaults, "max-faults", properties.DefaultExploreFaults, fmt.Sprintf("with -strategy exhaustive: inject at most `F` faults per run (0 to %d)", properties.MaxExploreFaults))
+	fs.IntVar(&opts.exploreFaults, "max-faults", properties.DefaultExploreFaults, fmt.Sprintf("with -strategy exhaustive: inject at most `F` faults per run (1 to %d; -faults none for none)", properties.MaxExploreFaults))
 	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d, at most %d)", properties.DefaultPCTDepth, properties.MaxPCTDepth))
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
 	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
@@ -153,8 +153,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("-inputs %d: must be in [0, %d]", opts.exploreInputs, properties.MaxExploreInputs)
 	case opts.maxStates < 0:
 		return nil, fmt.Errorf("-max-states %d: must not be negative (0: %d)", opts.maxStates, properties.DefaultExploreMaxStates)
-	case exhaustive && (opts.exploreFaults < 0 || opts.exploreFaults > properties.MaxExploreFaults):
-		return nil, fmt.Errorf("-max-faults %d: must be in [0, %d]", opts.exploreFaults, properties.MaxExploreFaults)
+	case exhaustive && (opts.exploreFaults < 1 || opts.exploreFaults > properties.MaxExploreFaults):
+		return nil, fmt.Errorf("-max-faults %d: must be in [1, %d] (-faults none explores without faults)", opts.exploreFaults, properties.MaxExploreFaults)
 	case exhaustive:
 		depth = explore
 	}

@@ -309,10 +309,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	sc := p.shape.sc
 	// Sleep sets are off under a deviation bound (ExploreOptions.Deviations).
 	sleep := !opts.NoSleepSets && opts.Deviations == 0
-	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.Faults, Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: sleep}
-	if res.MaxFaults == 0 {
-		res.MaxFaults = DefaultExploreFaults
-	}
+	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.maxFaults(), Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: sleep}
 	if len(p.mix) == 0 {
 		res.MaxFaults = 0
 	}
@@ -378,7 +375,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		res.StrikeTimes = e.strikeTimes()
 		res.Depth = d
 		if cx != nil {
-			cx.Replay = exploreReplay(sc, p.mix, opts, d, res.MaxFaults)
+			cx.Replay = exploreReplay(sc, p.mix, opts, d)
 			res.Counterexample = cx
 			break
 		}
@@ -387,6 +384,14 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// maxFaults is Faults with its default filled in.
+func (o ExploreOptions) maxFaults() int {
+	if o.Faults == 0 {
+		return DefaultExploreFaults
+	}
+	return o.Faults
 }
 
 // inputSpecs is Inputs with its default filled in.
@@ -400,17 +405,10 @@ func (o ExploreOptions) inputSpecs() int {
 // exploreReplay is the line that finds an exploration's counterexample,
 // found at depth d, again: the scenario's Program's (ExploreLine), else
 // the go test line of opts.Test, else none.
-func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, d, maxFaults int) string {
+func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, d int) string {
 	switch {
 	case sc.Program != "":
-		inputs := DefaultExploreInputs
-		switch {
-		case sc.Inputs != nil && opts.NoInputs:
-			inputs = 0
-		case sc.Inputs != nil:
-			inputs = opts.inputSpecs()
-		}
-		return ExploreLine(sc.Program, sc.Name, mix, d, maxFaults, opts.Deviations, inputs)
+		return ExploreLine(sc.Program, sc, mix, d, opts)
 	case opts.Test != nil:
 		if line, err := goTestLine(opts.Test.Name()); err == nil {
 			return line

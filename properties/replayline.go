@@ -34,23 +34,27 @@ func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint6
 // that found it did, without a counterexample, and depth D in the same
 // order, so the line finds the same one; without a budget (-duration 0),
 // so that a slower machine finds it too, in about the time the
-// exploration took to. A bound of D deviations or more binds at no depth
-// up to D and is left out; "-inputs N" is there when N is not
-// DefaultExploreInputs (0 for none). It is
-// the one place such a line is rendered, for Explore and for fuzzrun
-// alike.
-func ExploreLine(program, scenario string, mix faults.Mix, depth, maxFaults, deviations, inputs int) string {
+// exploration took to. The other bounds are opts': a bound of D
+// deviations or more binds at no depth up to D and is left out, and for a
+// scenario with inputs "-inputs N" is there when N is not
+// DefaultExploreInputs ("-inputs 0" for NoInputs). It is the one place
+// such a line is rendered, for Explore and for fuzzrun alike.
+func ExploreLine(program string, sc Scenario, mix faults.Mix, depth int, opts ExploreOptions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s -strategy %s -scenario %s", program, StrategyExhaustive, scenario)
+	fmt.Fprintf(&b, "%s -strategy %s -scenario %s", program, StrategyExhaustive, sc.Name)
 	if len(mix) > 0 {
 		fmt.Fprintf(&b, " -faults %s", mix)
 	}
-	fmt.Fprintf(&b, " -depth %d -max-faults %d", depth, maxFaults)
-	if k := binding(deviations, depth); k > 0 {
+	fmt.Fprintf(&b, " -depth %d -max-faults %d", depth, opts.maxFaults())
+	if k := binding(opts.Deviations, depth); k > 0 {
 		fmt.Fprintf(&b, " -deviations %d", k)
 	}
-	if inputs != DefaultExploreInputs {
-		fmt.Fprintf(&b, " -inputs %d", inputs)
+	switch {
+	case sc.Inputs == nil:
+	case opts.NoInputs:
+		b.WriteString(" -inputs 0")
+	case opts.inputSpecs() != DefaultExploreInputs:
+		fmt.Fprintf(&b, " -inputs %d", opts.inputSpecs())
 	}
 	b.WriteString(" -duration 0")
 	return b.String()

@@ -94,24 +94,29 @@ func TestASearchWithNoWayToReplayIsAnError(t *testing.T) {
 }
 
 // TestExploreLine: the line explores to the counterexample's depth without
-// a budget, names a deviation bound only where it binds at that depth and
-// the number of input specs unless it is the default, and leaves out an
-// empty mix.
+// a budget, names a deviation bound only where it binds at that depth and,
+// for a scenario with inputs, the number of input specs unless it is the
+// default, and leaves out an empty mix.
 func TestExploreLine(t *testing.T) {
 	drop := faults.Mix{faults.KindDrop}
+	plain := properties.Scenario{Name: "s"}
+	withInputs := properties.Scenario{Name: "s", Inputs: &properties.Inputs{}}
 	for _, tc := range []struct {
-		mix                       faults.Mix
-		depth, deviations, inputs int
-		want                      string
+		sc    properties.Scenario
+		mix   faults.Mix
+		depth int
+		opts  properties.ExploreOptions
+		want  string
 	}{
-		{drop, 4, 0, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 4 -max-faults 1 -duration 0"},
-		{drop, 6, 2, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 6 -max-faults 1 -deviations 2 -duration 0"},
-		{drop, 2, 2, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 2 -max-faults 1 -duration 0"},
-		{drop, 1, 3, 6, "fr -strategy exhaustive -scenario s -faults drop -depth 1 -max-faults 1 -duration 0"},
-		{nil, 3, 0, 6, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -duration 0"},
-		{nil, 3, 0, 4, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -inputs 4 -duration 0"},
-		{nil, 3, 0, 0, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -inputs 0 -duration 0"},
+		{plain, drop, 4, properties.ExploreOptions{}, "fr -strategy exhaustive -scenario s -faults drop -depth 4 -max-faults 1 -duration 0"},
+		{plain, drop, 6, properties.ExploreOptions{Deviations: 2, Faults: 2}, "fr -strategy exhaustive -scenario s -faults drop -depth 6 -max-faults 2 -deviations 2 -duration 0"},
+		{plain, drop, 2, properties.ExploreOptions{Deviations: 2}, "fr -strategy exhaustive -scenario s -faults drop -depth 2 -max-faults 1 -duration 0"},
+		{plain, drop, 1, properties.ExploreOptions{Deviations: 3, Inputs: 4}, "fr -strategy exhaustive -scenario s -faults drop -depth 1 -max-faults 1 -duration 0"},
+		{withInputs, nil, 3, properties.ExploreOptions{}, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -duration 0"},
+		{withInputs, nil, 3, properties.ExploreOptions{Inputs: 6}, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -duration 0"},
+		{withInputs, nil, 3, properties.ExploreOptions{Inputs: 4}, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -inputs 4 -duration 0"},
+		{withInputs, nil, 3, properties.ExploreOptions{NoInputs: true}, "fr -strategy exhaustive -scenario s -depth 3 -max-faults 1 -inputs 0 -duration 0"},
 	} {
-		assert.Equal(t, tc.want, properties.ExploreLine("fr", "s", tc.mix, tc.depth, 1, tc.deviations, tc.inputs))
+		assert.Equal(t, tc.want, properties.ExploreLine("fr", tc.sc, tc.mix, tc.depth, tc.opts))
 	}
 }
