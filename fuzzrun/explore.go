@@ -48,13 +48,23 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 	// shortWithInputs says a row that stopped short explored inputs.
 	shortWithInputs := false
 	sum := exploreSummaryEvent{Type: "explore-summary", ExitCode: ExitOK}
+	// On a terminal, a row being explored shows the depth it has finished
+	// on a line the row's result then replaces; in a pipe or a file
+	// nothing, so logs hold only results.
+	terminal := enc == nil && isTerminal(stdout)
 	for _, row := range all {
 		start := time.Now()
 		var progress func(properties.ExploreResult)
-		if enc != nil {
+		switch {
+		case enc != nil:
 			progress = func(r properties.ExploreResult) {
 				emit(exploreDepthEvent{Type: "explore-depth", Scenario: row.Scenario.Name, Faults: row.Mix.String(), Depth: r.Depth,
 					States: r.States, Executions: r.Executions, Elapsed: time.Since(start).Seconds()})
+			}
+		case terminal:
+			fmt.Fprintf(stdout, "\r%s [%s]: exploring depth 1…\x1b[K", row.Scenario.Name, row.Mix)
+			progress = func(r properties.ExploreResult) {
+				fmt.Fprintf(stdout, "\r%s\x1b[K", exploringLine(row, r, opts.strategy.Depth, time.Since(start)))
 			}
 		}
 		eo := properties.ExploreOptions{
@@ -75,6 +85,9 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		ev := exploredEvent{Type: "explored", Scenario: row.Scenario.Name, Faults: row.Mix.String(), Depth: res.Depth,
 			MaxFaults: res.MaxFaults, Deviations: res.Deviations, TimedOut: res.TimedOut, States: res.States,
 			Executions: res.Executions, CacheFull: res.CacheFull, Unfingerprinted: res.Unfingerprinted, Guarantee: res.Guarantee(), Elapsed: time.Since(start).Seconds()}
+		if terminal {
+			fmt.Fprint(stdout, "\r\x1b[K")
+		}
 		if enc == nil {
 			fmt.Fprintf(stdout, "%s [%s, %.1fs]\n", ev.Guarantee, row.Mix, ev.Elapsed)
 		}
@@ -135,6 +148,17 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		}
 	}
 	return sum.ExitCode
+}
+
+// exploringLine is the terminal's line for a row that has finished
+// depth r.Depth of depth, after elapsed.
+func exploringLine(row Row, r properties.ExploreResult, depth int, elapsed time.Duration) string {
+	line := fmt.Sprintf("%s [%s]: depth %d of %d explored (%d states, %d executions, %.1fs)",
+		row.Scenario.Name, row.Mix, r.Depth, depth, r.States, r.Executions, elapsed.Seconds())
+	if r.Depth < depth {
+		line += fmt.Sprintf("; exploring depth %d…", r.Depth+1)
+	}
+	return line
 }
 
 // The JSON events of -strategy exhaustive -json, one object a line.

@@ -125,3 +125,29 @@ func TestSIGTERMStopsTheCampaignAndPrintsTheSummary(t *testing.T) {
 	assert.Contains(t, []int{fuzzrun.ExitOK, fuzzrun.ExitUnexpected}, code, "exited by itself, not by the signal: %v", err)
 	assert.InDelta(t, code, summary["exit_code"], 0)
 }
+
+// TestExhaustiveShowsDepthsOnATerminal runs an exploration under script(1),
+// which gives it a terminal: each row shows the depths it finishes on one
+// rewritten line, which its result then replaces. Through a pipe the same
+// command writes no such line.
+func TestExhaustiveShowsDepthsOnATerminal(t *testing.T) {
+	scriptTool, err := exec.LookPath("script")
+	if err != nil {
+		t.Skipf("no script(1) to give the binary a terminal: %v", err)
+	}
+	bin := buildFuzzrun(t)
+	args := []string{"-strategy", "exhaustive", "-scenario", "replicaset-edge", "-faults", "delay", "-depth", "2"}
+	cmd := exec.Command(scriptTool, "-qec", bin+" "+strings.Join(args, " "), "/dev/null")
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", out)
+	const guarantee = "replicaset-edge: no counterexample with ≤1 fault (delay) and ≤2 decisions ("
+	assert.Contains(t, string(out), "\rreplicaset-edge [delay]: exploring depth 1…\x1b[K"+
+		"\rreplicaset-edge [delay]: depth 1 of 2 explored (70 states, 14 executions, ")
+	assert.Contains(t, string(out), "s); exploring depth 2…\x1b[K\rreplicaset-edge [delay]: depth 2 of 2 explored (236 states, 71 executions, ")
+	assert.Contains(t, string(out), "s)\x1b[K\r\x1b[K"+guarantee)
+
+	piped, err := exec.Command(bin, args...).Output()
+	require.NoError(t, err, "%s", piped)
+	assert.True(t, strings.HasPrefix(string(piped), guarantee), "%s", piped)
+	assert.NotContains(t, string(piped), "\r")
+}

@@ -114,7 +114,10 @@ type ExploreOptions struct {
 	eager bool
 	// stats, if set, collects where the work goes.
 	stats *exploreStats
-	_     struct{}
+	// executionBudget, if positive, replaces Budget by a number of
+	// executions, which tests can spend at a given point.
+	executionBudget int
+	_               struct{}
 }
 
 // ExploreResult is what Explore found.
@@ -163,9 +166,13 @@ type ExploreResult struct {
 	// applied none.
 	InputsNotExplored bool
 	// InputSpecs is the number of distinct specs the transitions explored
-	// were drawn from, and MaxTransitions the most a run applied (zero
-	// when no inputs were explored).
+	// were drawn from, and MaxTransitions the most the scenario lets a
+	// run apply (zero when no inputs were explored).
 	InputSpecs, MaxTransitions int
+	// Transitions is the most transitions the guarantee covers:
+	// MaxTransitions, unless the budget ran out within depth 1 once every
+	// run with fewer had been explored; Depth is then 1, and TimedOut set.
+	Transitions int
 	// Counterexample is the first failure, at minimal depth; nil when none.
 	Counterexample *Counterexample
 }
@@ -180,14 +187,13 @@ func (r ExploreResult) Guarantee() string {
 	if r.Counterexample != nil {
 		fmt.Fprintf(&b, "%s: counterexample at depth %d (%s)", r.Scenario, r.Depth, r.Counterexample.Failure.Verdict)
 	} else {
-		fmt.Fprintf(&b, "%s: no counterexample with ≤%d fault", r.Scenario, r.MaxFaults)
-		if r.MaxFaults != 1 {
-			b.WriteString("s")
+		fmt.Fprintf(&b, "%s: no counterexample", r.Scenario)
+		if r.MaxFaults == 0 {
+			b.WriteString(" without faults")
+		} else {
+			fmt.Fprintf(&b, " with ≤%s (%s)", plural(r.MaxFaults, "fault"), r.Faults)
 		}
-		if len(r.Faults) > 0 && r.MaxFaults > 0 {
-			fmt.Fprintf(&b, " (%s)", r.Faults)
-		}
-		fmt.Fprintf(&b, " and ≤%d decisions", r.Depth)
+		fmt.Fprintf(&b, " and ≤%s", plural(r.Depth, "decision"))
 		if k := binding(r.Deviations, r.Depth); k > 0 {
 			fmt.Fprintf(&b, ", ≤%d of them off the canonical schedule", k)
 		}
@@ -215,10 +221,13 @@ func (r ExploreResult) Guarantee() string {
 		b.WriteString("; its state-transition inputs not explored")
 	}
 	if r.InputSpecs > 0 {
-		fmt.Fprintf(&b, "; inputs: ≤%s among %s", plural(r.MaxTransitions, "transition"), plural(r.InputSpecs, "spec"))
+		fmt.Fprintf(&b, "; inputs: ≤%s among %s", plural(r.Transitions, "transition"), plural(r.InputSpecs, "spec"))
 	}
 	b.WriteString(")")
-	if r.TimedOut {
+	switch {
+	case r.Counterexample == nil && r.Transitions < r.MaxTransitions:
+		fmt.Fprintf(&b, "; budget spent before %s", plural(r.Transitions+1, "transition"))
+	case r.TimedOut:
 		b.WriteString("; budget spent before the next depth")
 	}
 	return b.String()
@@ -329,6 +338,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 			return res, fmt.Errorf("scenario %q: %w", sc.Name, err)
 		}
 		res.InputSpecs, res.MaxTransitions = len(sample), sc.Inputs.MaxTransitions()
+		res.Transitions = res.MaxTransitions
 	}
 	var began time.Time
 	if opts.Budget > 0 {
@@ -354,7 +364,12 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 			return res, err
 		}
 	}
-	e.deadline = func() bool { return opts.Budget > 0 && time.Since(began) > opts.Budget }
+	e.deadline = func() bool {
+		if opts.executionBudget > 0 {
+			return e.executions >= opts.executionBudget
+		}
+		return opts.Budget > 0 && time.Since(began) > opts.Budget
+	}
 	for d := 1; d <= opts.Depth; d++ {
 		var cx *Counterexample
 		var err error
@@ -368,6 +383,12 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		if err != nil {
 			if errors.Is(err, errBudget) {
 				res.TimedOut = true
+				if d == 1 && e.inputMoves > 0 {
+					// Depth 1 is explored with fewer transitions: say so,
+					// rather than nothing.
+					res.Depth, res.Transitions = 1, e.inputMoves-1
+					res.StrikeTimes = e.strikeTimes()
+				}
 				break
 			}
 			return res, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/converge-sim/converge/examples/cache"
+	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/stretchr/testify/assert"
@@ -129,4 +130,33 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// TestExploreInputsWithinDepthOne: a budget spent within depth 1, once the
+// runs with fewer transitions than the scenario allows are explored, is
+// reported as what those showed, not as nothing. Budgets here are counts
+// of executions, so the point where it runs out is the same on every
+// machine.
+func TestExploreInputsWithinDepthOne(t *testing.T) {
+	sc := catalogScenario(t, "cache-fixed")
+	restart, err := faults.ParseMix("restart")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		executions int
+		guarantee  string
+	}{
+		{10, "cache-fixed: no depth fully explored: the budget was spent at depth 1 (10 executions)"},
+		{200, "cache-fixed: no counterexample with ≤1 fault (restart) and ≤1 decision (623 states, 200 executions; 64-bit fingerprints, sleep sets; one canonical completion after the bound; inputs: ≤1 transition among 6 specs); budget spent before 2 transitions"},
+		{800, "cache-fixed: no counterexample with ≤1 fault (restart) and ≤1 decision (2411 states, 800 executions; 64-bit fingerprints, sleep sets; one canonical completion after the bound; inputs: ≤2 transitions among 6 specs); budget spent before 3 transitions"},
+	} {
+		res, err := properties.Explore(sc, restart, properties.WithExecutionBudget(properties.ExploreOptions{Depth: 2}, tc.executions))
+		require.NoError(t, err)
+		assert.True(t, res.TimedOut)
+		assert.Nil(t, res.Counterexample)
+		assert.Equal(t, tc.guarantee, res.Guarantee())
+	}
+	whole, err := properties.Explore(sc, restart, properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 3, whole.Transitions)
+	assert.NotContains(t, whole.Guarantee(), "budget")
 }

@@ -186,7 +186,7 @@ func TestExploreWithoutFaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, res.Counterexample)
 	assert.Zero(t, res.FaultSpace)
-	assert.Contains(t, res.Guarantee(), "replicaset-edge: no counterexample with ≤0 faults and ≤3 decisions (")
+	assert.Contains(t, res.Guarantee(), "replicaset-edge: no counterexample without faults and ≤3 decisions (")
 }
 
 // TestExploreNamesUnfingerprintedMemory: the catalog's controllers,

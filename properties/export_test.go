@@ -37,3 +37,10 @@ func Eager(opts ExploreOptions) ExploreOptions {
 	opts.eager = true
 	return opts
 }
+
+// WithExecutionBudget returns opts whose budget is spent once n
+// executions have run, a point tests can choose, unlike a time.
+func WithExecutionBudget(opts ExploreOptions, n int) ExploreOptions {
+	opts.executionBudget = n
+	return opts
+}
