@@ -2,6 +2,8 @@ package controllerruntime
 
 import (
 	"context"
+	"hash"
+	"reflect"
 
 	"github.com/converge-sim/converge/model"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,10 +21,23 @@ type actor struct {
 }
 
 // Actor returns a model.Actor named name that makes its moves with act,
-// for model.Cluster.AddActor.
+// for model.Cluster.AddActor. A func declared at package level captures
+// nothing, so the actor declares it keeps no memory (model.Fingerprinter);
+// a closure or a method value may, so bounded exploration's guarantee
+// names the actor.
 func (m *Manager) Actor(name string, act ActFunc) model.Actor {
-	return &actor{name: name, m: m, act: act}
+	a := &actor{name: name, m: m, act: act}
+	if _, ok := packageLevelFunc(reflect.ValueOf(act)); ok {
+		return memoryless{a}
+	}
+	return a
 }
+
+// memoryless is an actor whose move is a func declared at package level.
+type memoryless struct{ *actor }
+
+// Fingerprint writes nothing: the actor keeps no memory.
+func (memoryless) Fingerprint(hash.Hash64) {}
 
 func (a *actor) Name() string { return a.name }
 

@@ -8,7 +8,9 @@ import (
 	"hash/fnv"
 	"math"
 	"reflect"
+	goruntime "runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,9 +32,10 @@ import (
 // and reconciles only read, a logger, a mutex (unlocked between
 // reconciles). The scaffolded reconciler of kubebuilder and operator-sdk,
 // a client, a scheme and a recorder, is such a value, and so is one that
-// keeps maps of what it saw. A value the walk cannot see into (a func, a
-// channel, an unsafe pointer) leaves the reconciler undeclared, and the
-// guarantee names it, as before.
+// keeps maps of what it saw. A func declared at package level is written
+// by its name, as it captures nothing. A value the walk cannot see into (a
+// closure, a method value, a nil func, a channel, an unsafe pointer)
+// leaves the reconciler undeclared, and the guarantee names it, as before.
 
 // keepsNothing are the types of the parts the adapter hands a reconciler
 // that hold no memory of their own.
@@ -185,9 +188,59 @@ func (w *memoryWalker) value(v reflect.Value) {
 		w.value(v.Elem())
 	case reflect.Map:
 		w.pointer(v, func() { w.mapEntries(v) })
-	default: // func, chan, unsafe pointer
+	case reflect.Func:
+		name, ok := packageLevelFunc(v)
+		if !ok {
+			w.opaque = fmt.Sprintf("a %s (%s)", v.Kind(), t)
+			return
+		}
+		w.str(name)
+	default: // chan, unsafe pointer
 		w.opaque = fmt.Sprintf("a %s (%s)", v.Kind(), t)
 	}
+}
+
+// packageLevelFunc returns the name of the function v holds when it is
+// declared at package level: such a value captures nothing, so it keeps
+// no memory of its own (a package-level variable it writes outlives every
+// run, and a replay shows it diverging). A closure or a method value may
+// keep memory, and a nil func may become either; their names say which
+// they are: a closure's has a funcN element, a method value's ends in
+// -fm, and one made by reflect is reflect's stub.
+func packageLevelFunc(v reflect.Value) (string, bool) {
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return "", false
+	}
+	f := goruntime.FuncForPC(v.Pointer())
+	if f == nil {
+		return "", false
+	}
+	name := f.Name()
+	pkg, local, ok := strings.Cut(name[strings.LastIndex(name, "/")+1:], ".")
+	if !ok || pkg == "reflect" || strings.HasSuffix(name, "-fm") {
+		return "", false
+	}
+	for part := range strings.SplitSeq(local, ".") {
+		if part == "" || closureElement(part) {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// closureElement reports whether part, an element of a function's name,
+// is funcN, which names a closure.
+func closureElement(part string) bool {
+	digits, ok := strings.CutPrefix(part, "func")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // pointer walks what a non-nil pointer or map refers to once: again, it

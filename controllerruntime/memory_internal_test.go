@@ -1,10 +1,13 @@
 package controllerruntime
 
 import (
+	"context"
 	"hash/fnv"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/converge-sim/converge/model"
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,5 +103,58 @@ func TestTheWalkGivesUpOnWhatItCannotSee(t *testing.T) {
 	}
 	// A nil func is still a func: the walk cannot know it stays nil.
 	_, ok := reflectMemory(&withFunc{})
+	assert.False(t, ok)
+}
+
+// clock and reconcileAll are a package-level func and one with a closure
+// in it, as reconcilers hold them.
+func clock() time.Time { return time.Unix(0, 0) }
+
+func reconcileAll() func() int {
+	n := 0
+	return func() int { n++; return n }
+}
+
+// TestTheWalkSeesPackageLevelFuncs: a func declared at package level
+// captures nothing, so a reconciler holding one is walked, the func by its
+// name; a closure, a method value or a func made by reflect may keep
+// memory, and leaves the reconciler undeclared.
+func TestTheWalkSeesPackageLevelFuncs(t *testing.T) {
+	type withNow struct {
+		client.Client
+		now func() time.Time
+	}
+	assert.Equal(t, fingerprint(t, &withNow{now: clock}), fingerprint(t, &withNow{now: clock}))
+	assert.NotEqual(t, fingerprint(t, &withNow{now: clock}), fingerprint(t, &withNow{now: time.Now}), "another func, another fingerprint")
+
+	type withCount struct{ next func() int }
+	for name, f := range map[string]any{
+		"closure":      reconcileAll(),
+		"method value": time.Unix(0, 0).String,
+		"reflect":      reflect.MakeFunc(reflect.TypeFor[func() int](), func([]reflect.Value) []reflect.Value { return []reflect.Value{reflect.ValueOf(1)} }).Interface(),
+	} {
+		_, ok := packageLevelFunc(reflect.ValueOf(f))
+		assert.False(t, ok, name)
+	}
+	_, ok := reflectMemory(&withCount{next: reconcileAll()})
+	assert.False(t, ok)
+	name, ok := packageLevelFunc(reflect.ValueOf(clock))
+	assert.True(t, ok)
+	assert.Equal(t, "github.com/converge-sim/converge/controllerruntime.clock", name)
+}
+
+// noMove is an actor's move declared at package level.
+func noMove(context.Context, client.Client, func(int, string) int) error { return nil }
+
+// TestAnActorDeclaresMemoryOnlyOfAPackageLevelFunc: an actor whose move is
+// a func declared at package level says it keeps no memory; one whose
+// move is a closure does not, so the guarantee names it.
+func TestAnActorDeclaresMemoryOnlyOfAPackageLevelFunc(t *testing.T) {
+	var m Manager
+	_, ok := m.Actor("user", noMove).(model.Fingerprinter)
+	assert.True(t, ok)
+	moves := 0
+	counting := func(context.Context, client.Client, func(int, string) int) error { moves++; return nil }
+	_, ok = m.Actor("user", counting).(model.Fingerprinter)
 	assert.False(t, ok)
 }
