@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -46,7 +47,80 @@ type kindSource struct {
 	description  string
 	// readOnly: only controller-runtime's own code sees its events.
 	readOnly bool
+	// calls are how each type of event reaches the handler and the
+	// predicates, looked up on the first event of the type.
+	calls [3]*eventCall
 }
+
+// eventCall is how one type of event (create, update, delete) reaches a
+// watch's handler and predicates: their methods for it and the fields of
+// its event struct, looked up once rather than by name at every event.
+type eventCall struct {
+	handler    reflect.Value
+	predicates []reflect.Value
+	event      reflect.Type
+	// object, old and unknown are the indices of the event's Object (or
+	// ObjectNew), ObjectOld and DeleteStateUnknown fields; -1 where the
+	// event has none.
+	object, old, unknown int
+}
+
+// eventKinds are the model's event types in the order of kindSource.calls,
+// with the method controller-runtime's handlers and predicates take each by.
+var eventKinds = [3]struct {
+	typ    model.EventType
+	method string
+}{{model.Added, "Create"}, {model.Modified, "Update"}, {model.Deleted, "Delete"}}
+
+// call returns how events of type t reach the watch, or nil for a type
+// controller-runtime has no handler method for.
+func (s *kindSource) call(t model.EventType) *eventCall {
+	for i, k := range eventKinds {
+		if k.typ != t {
+			continue
+		}
+		if s.calls[i] == nil {
+			s.calls[i] = s.lookUp(k.method)
+		}
+		return s.calls[i]
+	}
+	return nil
+}
+
+// lookUp finds the methods and fields events of a type take by method.
+func (s *kindSource) lookUp(method string) *eventCall {
+	h := s.handler.MethodByName(method)
+	ec := &eventCall{handler: h, event: h.Type().In(1), object: -1, old: -1, unknown: -1}
+	field := func(name string) int {
+		if f, ok := ec.event.FieldByName(name); ok && len(f.Index) == 1 {
+			return f.Index[0]
+		}
+		return -1
+	}
+	if method == "Update" {
+		ec.object, ec.old = field("ObjectNew"), field("ObjectOld")
+	} else {
+		ec.object, ec.unknown = field("Object"), field("DeleteStateUnknown")
+	}
+	for i := range s.predicates.Len() {
+		if p := s.predicates.Index(i); !p.IsNil() {
+			ec.predicates = append(ec.predicates, p.MethodByName(method))
+		}
+	}
+	return ec
+}
+
+// objectValue returns o as a value of type t, the type of an event's
+// object field: a field of interface type is set from a value of that
+// very type, which spares reflect a check that o implements it.
+func objectValue(o client.Object, t reflect.Type) reflect.Value {
+	if t == clientObjectType {
+		return reflect.ValueOf(&o).Elem()
+	}
+	return reflect.ValueOf(o)
+}
+
+var clientObjectType = reflect.TypeFor[client.Object]()
 
 // controllerValue returns the struct inside a controller-runtime
 // controller, or an error naming what the model cannot run.
@@ -146,6 +220,10 @@ func readOnly(handler, preds reflect.Value) bool {
 // event handler does: every predicate must pass, then the handler enqueues
 // into q.
 func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.Notification, q *collector) {
+	// The handler's parameters are interfaces: values of those very types
+	// spare reflect a check at each call that ours implement them.
+	var queue workqueue.TypedRateLimitingInterface[reconcile.Request] = q
+	ctxValue, queueValue := reflect.ValueOf(&ctx).Elem(), reflect.ValueOf(&queue).Elem()
 	var forms eventForms
 	for _, s := range sources {
 		if s.kind != note.Kind {
@@ -159,48 +237,36 @@ func (e *env) dispatch(ctx context.Context, sources []*kindSource, note model.No
 		if s.gvkOnly {
 			o, ol = metadataOf(obj), metadataOf(old)
 		}
-		var method string
-		ev := reflect.New(s.handler.MethodByName(eventMethod(note.Type)).Type().In(1)).Elem()
-		switch note.Type {
-		case model.Added:
-			method = "Create"
-			ev.FieldByName("Object").Set(reflect.ValueOf(o))
-		case model.Modified:
-			method = "Update"
-			ev.FieldByName("ObjectOld").Set(reflect.ValueOf(ol))
-			ev.FieldByName("ObjectNew").Set(reflect.ValueOf(o))
-		case model.Deleted:
-			method = "Delete"
-			ev.FieldByName("Object").Set(reflect.ValueOf(o))
-			ev.FieldByName("DeleteStateUnknown").SetBool(note.FinalStateUnknown)
-		default:
+		call := s.call(note.Type)
+		if call == nil {
 			continue
 		}
-		pass := true
-		for i := 0; i < s.predicates.Len() && pass; i++ {
-			p := s.predicates.Index(i)
-			if p.IsNil() {
-				continue
+		ev := reflect.New(call.event).Elem()
+		set := func(i int, o client.Object) {
+			if i >= 0 {
+				f := ev.Field(i)
+				f.Set(objectValue(o, f.Type()))
 			}
-			pass = p.MethodByName(method).Call([]reflect.Value{ev})[0].Bool()
+		}
+		set(call.object, o)
+		set(call.old, ol)
+		if call.unknown >= 0 {
+			ev.Field(call.unknown).SetBool(note.FinalStateUnknown)
+		}
+		args := []reflect.Value{ev}
+		pass := true
+		for _, p := range call.predicates {
+			if pass = p.Call(args)[0].Bool(); !pass {
+				break
+			}
 		}
 		if pass {
-			s.handler.MethodByName(method).Call([]reflect.Value{reflect.ValueOf(ctx), ev, reflect.ValueOf(q)})
+			call.handler.Call([]reflect.Value{ctxValue, ev, queueValue})
 		}
 	}
 	if note.Type == model.Deleted && e.memo != nil && note.Object != nil {
 		e.memo.forget(note.Object.UID)
 	}
-}
-
-func eventMethod(t model.EventType) string {
-	switch t {
-	case model.Modified:
-		return "Update"
-	case model.Deleted:
-		return "Delete"
-	}
-	return "Create"
 }
 
 // eventForms decodes a notification's objects once per form a watch
