@@ -90,7 +90,8 @@ type ExploreOptions struct {
 	// take: deepening stops at the first depth it cannot finish in time,
 	// and the result reports the deepest depth finished.
 	Budget time.Duration
-	// Progress, if set, is called after each depth is finished.
+	// Progress, if set, is called after each depth is finished; unset,
+	// with Test set, each finished depth is logged to the test.
 	Progress func(ExploreResult)
 	// Test, if set, is the test whose go test line replays the
 	// counterexample (Counterexample.Replay) when the scenario names no
@@ -362,6 +363,12 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 		})
 		if err != nil {
 			return res, err
+		}
+	}
+	if opts.Progress == nil && opts.Test != nil {
+		start := time.Now()
+		opts.Progress = func(r ExploreResult) {
+			opts.Test.Logf("%s: depth %d of %d explored (%d states, %d executions, %.1fs)", r.Scenario, r.Depth, opts.Depth, r.States, r.Executions, time.Since(start).Seconds())
 		}
 	}
 	e.deadline = func() bool {

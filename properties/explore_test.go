@@ -2,6 +2,7 @@ package properties_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
@@ -259,6 +260,33 @@ func TestExploreCountsDepths(t *testing.T) {
 	plain, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 3, Stateless: true, NoSleepSets: true})
 	require.NoError(t, err)
 	assert.Zero(t, plain.Pruned, "nothing prunes without caching or sleep sets")
+}
+
+// loggingTB is a test whose logs are kept.
+type loggingTB struct {
+	testing.TB
+	logs []string
+}
+
+func (l *loggingTB) Logf(format string, args ...any) {
+	l.logs = append(l.logs, fmt.Sprintf(format, args...))
+}
+
+// TestExploreLogsDepthsToItsTest: an exploration run for a test, with no
+// Progress of its own, logs each depth it finishes to the test, so that a
+// long one shows how far it got under go test -v.
+func TestExploreLogsDepthsToItsTest(t *testing.T) {
+	tb := &loggingTB{TB: t}
+	_, err := properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 2, Test: tb})
+	require.NoError(t, err)
+	require.Len(t, tb.logs, 2)
+	assert.True(t, strings.HasPrefix(tb.logs[0], "replicaset-level: depth 1 of 2 explored ("), tb.logs[0])
+	assert.True(t, strings.HasPrefix(tb.logs[1], "replicaset-level: depth 2 of 2 explored ("), tb.logs[1])
+
+	quiet := &loggingTB{TB: t}
+	_, err = properties.Explore(catalogScenario(t, "replicaset-level"), dropOnly, properties.ExploreOptions{Depth: 2, Test: quiet, Progress: func(properties.ExploreResult) {}})
+	require.NoError(t, err)
+	assert.Empty(t, quiet.logs, "a Progress of its own replaces the logs")
 }
 
 // TestExploreIsDeterministic: the same exploration twice runs the same
