@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"time"
 
 	"github.com/converge-sim/converge/properties"
@@ -44,6 +46,11 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			fmt.Fprintf(stderr, "fuzzrun: writing JSON: %v\n", err)
 		}
 	}
+	// A row's workers are goroutines of this process, which tuneRuntime
+	// leaves one thread unless GOMAXPROCS says otherwise.
+	if opts.workers > 1 && os.Getenv("GOMAXPROCS") == "" {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(opts.workers))
+	}
 	began := time.Now()
 	// shortWithInputs says a row that stopped short explored inputs.
 	shortWithInputs := false
@@ -75,6 +82,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			MaxStates:  opts.maxStates,
 			Inputs:     opts.exploreInputs,
 			NoInputs:   opts.exploreInputs == 0,
+			Workers:    opts.workers,
 			Progress:   progress,
 		}
 		res, err := properties.Explore(row.Scenario, row.Mix, eo)

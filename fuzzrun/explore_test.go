@@ -76,12 +76,37 @@ func TestExhaustiveCLINamesTheDeviationBound(t *testing.T) {
 // TestExhaustiveCLIPrintsTheGuarantee: a row that converges prints what
 // was shown, with its limits, and exits 0.
 func TestExhaustiveCLIPrintsTheGuarantee(t *testing.T) {
-	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "2")
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "2", "-workers", "1")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, "replicaset-level: no counterexample with ≤1 fault (drop) and ≤2 decisions (")
 	assert.Contains(t, out, "64-bit fingerprints, sleep sets; one canonical completion after the bound) [drop, ")
 	assert.Contains(t, out, "\nexhaustive: rows without a counterexample within their bounds: 1; with one: 0, unexpected: 0\n")
 	assert.Empty(t, stderr)
+}
+
+// TestExhaustiveCLIExploresWithWorkers: -workers explores a row's fault
+// trees side by side; the guarantee says how many, and the counterexample
+// and the finding written are those of one tree after another.
+func TestExhaustiveCLIExploresWithWorkers(t *testing.T) {
+	findings := map[string]string{}
+	for _, workers := range []string{"1", "2"} {
+		dir := t.TempDir()
+		code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-noresync", "-faults", "drop", "-depth", "5", "-workers", workers, "-out", dir)
+		require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
+		assert.Contains(t, out, "replicaset-noresync: counterexample at depth 4 (goal-unmet)")
+		if workers == "2" {
+			assert.Contains(t, out, "sleep sets, 2 workers;")
+		} else {
+			assert.NotContains(t, out, "workers")
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "finding-*.json"))
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		data, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		findings[workers] = strings.ReplaceAll(string(data), dir, "DIR")
+	}
+	assert.Equal(t, findings["1"], findings["2"])
 }
 
 // TestExhaustiveCLISaysWhichRowsStoppedShort: a row whose budget runs out
@@ -145,7 +170,7 @@ func TestExhaustiveCLIExploresInputs(t *testing.T) {
 // TestExhaustiveCLIBoundsTheStateCache: -max-states bounds the states a
 // row records, and the guarantee says the cache filled.
 func TestExhaustiveCLIBoundsTheStateCache(t *testing.T) {
-	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "3", "-max-states", "20", "-duration", "0")
+	code, out, stderr := cli(t, "-strategy", "exhaustive", "-scenario", "replicaset-level", "-faults", "drop", "-depth", "3", "-max-states", "20", "-duration", "0", "-workers", "1")
 	require.Equal(t, fuzzrun.ExitOK, code, "stderr:\n%s", stderr)
 	assert.Contains(t, out, "replicaset-level: no counterexample with ≤1 fault (drop) and ≤3 decisions (20 states, ")
 	assert.Contains(t, out, "; 64-bit fingerprints, sleep sets; state cache full; one canonical completion after the bound) [drop, ")

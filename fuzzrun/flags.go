@@ -97,7 +97,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	)
 	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)")
 	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
-	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); at most %d per CPU without -force-workers", maxWorkersPerCPU))
+	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); with -strategy exhaustive, goroutines exploring a row's fault trees side by side; at most %d per CPU without -force-workers", maxWorkersPerCPU))
 	fs.BoolVar(&force, "force-workers", false, fmt.Sprintf("allow -workers beyond %d per CPU (up to %d)", maxWorkersPerCPU, MaxWorkers))
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
 	fs.StringVar(&faultList, "faults", "", "comma-separated fault kinds: run this one mix instead of each scenario's declared mixes")
@@ -248,7 +248,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return &opts, nil
 	case exhaustive:
 		opts.mode = modeExplore
-		if bad := anySet(set, []string{"runs", "workers", "force-workers", "worker-memory", "shard", "seed", "trace-json", "html"}); bad != "" {
+		if bad := anySet(set, []string{"runs", "worker-memory", "shard", "seed", "trace-json", "html"}); bad != "" {
 			return nil, fmt.Errorf("-strategy exhaustive explores in this process, without seeds: it takes no -%s (-duration bounds each row's exploration)", bad)
 		}
 		return &opts, nil

@@ -46,7 +46,7 @@ func TestUsageErrorsExitTwoWithAMessage(t *testing.T) {
 		{[]string{"-strategy", "exhaustive", "-deviations", "-1"}, "-deviations: exhaustive deviations -1: must be in [0, 8], the depth (0: no bound)"},
 		{[]string{"-strategy", "exhaustive", "-depth", "4", "-deviations", "5"}, "-deviations: exhaustive deviations 5: must be in [0, 4], the depth (0: no bound)"},
 		{[]string{"-strategy", "exhaustive", "-seed", "3"}, "-strategy exhaustive explores in this process, without seeds: it takes no -seed"},
-		{[]string{"-strategy", "exhaustive", "-workers", "2"}, "it takes no -workers"},
+		{[]string{"-strategy", "exhaustive", "-worker-memory", "256"}, "it takes no -worker-memory"},
 		{[]string{"-pct-depth", "2"}, "strategy random takes no depth"},
 		{[]string{"-strategy", "pct", "-pct-depth", "-1"}, "PCT depth -1: must be in [1, 64]"},
 		{[]string{"-shard", "5/3"}, "-shard: shard 5/3: the index must be in 0..2"},

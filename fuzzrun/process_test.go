@@ -136,7 +136,7 @@ func TestExhaustiveShowsDepthsOnATerminal(t *testing.T) {
 		t.Skipf("no script(1) to give the binary a terminal: %v", err)
 	}
 	bin := buildFuzzrun(t)
-	args := []string{"-strategy", "exhaustive", "-scenario", "replicaset-edge", "-faults", "delay", "-depth", "2"}
+	args := []string{"-strategy", "exhaustive", "-scenario", "replicaset-edge", "-faults", "delay", "-depth", "2", "-workers", "1"}
 	cmd := exec.Command(scriptTool, "-qec", bin+" "+strings.Join(args, " "), "/dev/null")
 	out, err := cmd.Output()
 	require.NoError(t, err, "%s", out)

@@ -113,6 +113,17 @@ type ExploreOptions struct {
 	// decides where they act included: the reference the tests compare
 	// deciding them later with.
 	eager bool
+	// Workers, if more than 1, is the number of goroutines that explore a
+	// depth's fault trees side by side; 0 or 1 explores them one after
+	// another. What the exploration shows, and the counterexample it
+	// finds, are the same (docs/design.md, "Bounded exhaustive
+	// exploration": workers); more executions run, as each tree prunes
+	// against the states of the depths before it and its own, not those
+	// of the trees beside it. The scenario's Build and controllers must
+	// then be safe to run in several goroutines at once, as the catalog's
+	// are.
+	Workers int
+
 	// stats, if set, collects where the work goes.
 	stats *exploreStats
 	// executionBudget, if positive, replaces Budget by a number of
@@ -145,6 +156,9 @@ type ExploreResult struct {
 	// CacheFull says the state cache reached ExploreOptions.MaxStates:
 	// states seen since were explored without being recorded.
 	CacheFull bool
+	// Workers is the number of goroutines that explored fault trees side
+	// by side (ExploreOptions.Workers), 1 when they ran one after another.
+	Workers int
 	// Steps is the number of steps the executions took, a measure of the
 	// work done that, unlike time, does not depend on the machine.
 	// CompletionSteps is the part of it each execution took after its last
@@ -209,6 +223,9 @@ func (r ExploreResult) Guarantee() string {
 		fmt.Fprintf(&b, "%d states, %d executions; 64-bit fingerprints", r.States, r.Executions)
 		if r.SleepSets {
 			b.WriteString(", sleep sets")
+		}
+		if r.Workers > 1 {
+			fmt.Fprintf(&b, ", %d workers", r.Workers)
 		}
 		if r.CacheFull {
 			b.WriteString("; state cache full")
@@ -280,6 +297,9 @@ func (o ExploreOptions) validate() error {
 	if o.Budget < 0 {
 		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))
 	}
+	if o.Workers < 0 {
+		errs = append(errs, fmt.Errorf("explore workers %d: must not be negative", o.Workers))
+	}
 	return errors.Join(errs...)
 }
 
@@ -319,7 +339,12 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	sc := p.shape.sc
 	// Sleep sets are off under a deviation bound (ExploreOptions.Deviations).
 	sleep := !opts.NoSleepSets && opts.Deviations == 0
-	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.maxFaults(), Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: sleep}
+	// Where the work goes is measured one tree after another.
+	workers := max(1, opts.Workers)
+	if opts.stats != nil {
+		workers = 1
+	}
+	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.maxFaults(), Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: sleep, Workers: workers}
 	if len(p.mix) == 0 {
 		res.MaxFaults = 0
 	}
@@ -345,7 +370,7 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	if opts.Budget > 0 {
 		began = time.Now()
 	}
-	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, maxStates: opts.MaxStates, inputSample: sample, times: map[model.Time]bool{}}
+	e := &explorer{p: p, wrap: opts.Wrap, deviations: opts.Deviations, stats: opts.stats, faultPerTree: opts.faultPerTree, eager: opts.eager, stateless: opts.Stateless, sleep: sleep, seen: map[uint64]seenState{}, maxStates: opts.MaxStates, inputSample: sample, times: map[model.Time]bool{}, workers: workers}
 	if e.maxStates == 0 {
 		e.maxStates = DefaultExploreMaxStates
 	}
@@ -448,6 +473,9 @@ func exploreReplay(sc Scenario, mix faults.Mix, opts ExploreOptions, d int) stri
 // errBudget ends an exploration whose budget is spent.
 var errBudget = errors.New("explore budget spent")
 
+// errCancelled stops a worker's tree once a tree before it failed.
+var errCancelled = errors.New("explore tree cancelled")
+
 // explorer is one exploration's state across depths and schedules.
 type explorer struct {
 	p            *Prepared
@@ -471,6 +499,16 @@ type explorer struct {
 	// maxStates bounds len(seen); full says a state went unrecorded for it.
 	maxStates int
 	full      bool
+	// workers is the number of goroutines exploring fault trees side by
+	// side (ExploreOptions.Workers). A worker's explorer records in seen
+	// the states it explores, and looks them up there, then in base, the
+	// cache as the depth's fault trees found it (read only);
+	// baseSleepSets are the sleep sets base refers to. Its cancelled says
+	// a tree before its own failed, so that its own no longer matters.
+	workers       int
+	base          map[uint64]seenState
+	baseSleepSets [][]model.Action
+	cancelled     func() bool
 	// sleepSets holds the non-empty sleep sets seen states were explored
 	// with, which seenState refers to by index, so that the map, holding
 	// no pointers, costs the garbage collector nothing to scan.
@@ -495,16 +533,13 @@ type seenState struct {
 }
 
 // covers reports whether exploring a state that s was explored as, with
-// left decisions left and sleep asleep, would explore nothing that s did
-// not.
-func (e *explorer) covers(s seenState, left, devLeft int, sleep []model.Action) bool {
+// the actions of asleep asleep, would explore nothing, with left
+// decisions left and sleep asleep, that s did not.
+func covers(s seenState, asleep []model.Action, left, devLeft int, sleep []model.Action) bool {
 	if int(s.left) < left || int(s.devLeft) < devLeft {
 		return false
 	}
-	if s.sleep == 0 {
-		return true
-	}
-	for _, a := range e.sleepSets[s.sleep-1] {
+	for _, a := range asleep {
 		if !slices.Contains(sleep, a) {
 			return false
 		}
@@ -512,10 +547,31 @@ func (e *explorer) covers(s seenState, left, devLeft int, sleep []model.Action) 
 	return true
 }
 
+// lookup returns how a state was explored, with the actions that were
+// asleep, if it was.
+func (e *explorer) lookup(key uint64) (seenState, []model.Action, bool) {
+	if s, ok := e.seen[key]; ok {
+		return s, sleepSet(s, e.sleepSets), true
+	}
+	if s, ok := e.base[key]; ok {
+		return s, sleepSet(s, e.baseSleepSets), true
+	}
+	return seenState{}, nil, false
+}
+
+// sleepSet returns the actions asleep when s was explored, which sets
+// holds.
+func sleepSet(s seenState, sets [][]model.Action) []model.Action {
+	if s.sleep == 0 {
+		return nil
+	}
+	return sets[s.sleep-1]
+}
+
 // record records that a state is explored with left decisions left and
 // sleep asleep; a state not yet recorded is not once the cache is full.
 func (e *explorer) record(key uint64, left, devLeft int, sleep []model.Action) {
-	if len(e.seen) >= e.maxStates {
+	if len(e.seen)+len(e.base) >= e.maxStates {
 		if _, ok := e.seen[key]; !ok {
 			e.full = true
 			return
@@ -600,8 +656,6 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 			slots = append(slots, slot{t, g})
 		}
 	}
-	var cx *Counterexample
-	var err error
 	// Schedules of k faults are the k-multisets of the slots, in
 	// lexicographic order of their indices: a slot picked twice holds two
 	// faults of its class at its time, which strike in either order. With
@@ -616,37 +670,31 @@ func (e *explorer) depth(d int, space []faults.Fault, maxFaults int) (*Counterex
 	adversarial := func(picked []slot) bool {
 		return slices.ContainsFunc(picked, func(s slot) bool { return s.class == faults.Adversarial })
 	}
+	var scheds []faults.Schedule
 	var faithfulPass bool
-	var choose func(from int, picked []slot) bool
-	choose = func(from int, picked []slot) bool {
+	var choose func(from int, picked []slot)
+	choose = func(from int, picked []slot) {
 		if faithfulPass && adversarial(picked) {
-			return false
+			return
 		}
 		if len(picked) > 0 && faithfulPass != adversarial(picked) {
 			var sched faults.Schedule
 			for _, s := range picked {
 				sched = append(sched, faults.Timed{At: s.at, Fault: newPendingFault(s.faults, s.class, !e.faultPerTree && !e.eager)})
 			}
-			if cx, err = e.tree(sched, d, false); cx != nil || err != nil {
-				return true
-			}
+			scheds = append(scheds, sched)
 		}
 		if len(picked) == maxFaults {
-			return false
+			return
 		}
 		for i := from; i < len(slots); i++ {
-			if choose(i+next, append(slices.Clip(picked), slots[i])) {
-				return true
-			}
+			choose(i+next, append(slices.Clip(picked), slots[i]))
 		}
-		return false
 	}
 	for _, faithfulPass = range []bool{true, false} {
-		if choose(0, nil) {
-			break
-		}
+		choose(0, nil)
 	}
-	return cx, err
+	return e.trees(scheds, d)
 }
 
 // faultLabel labels the choice of which fault a pendingFault is.
@@ -771,6 +819,9 @@ func (e *explorer) tree(sched faults.Schedule, d int, collect bool) (*Counterexa
 	for {
 		if e.deadline() {
 			return nil, errBudget
+		}
+		if e.cancelled != nil && e.cancelled() {
+			return nil, errCancelled
 		}
 		for _, t := range sched {
 			t.Fault.(*pendingFault).chosen = -1
@@ -1040,7 +1091,7 @@ func (x *exploreChooser) chooseStep(r *runner, n int, busy bool) int {
 		if x.devBound > 0 {
 			devLeft = min(left, x.devBound-x.dev)
 		}
-		if seen, ok := x.e.seen[key]; ok && x.e.covers(seen, left, devLeft, x.sleep) {
+		if seen, asleep, ok := x.e.lookup(key); ok && covers(seen, asleep, left, devLeft, x.sleep) {
 			if afterFault {
 				x.e.stats.prunedAfterFault++
 			}

@@ -83,14 +83,17 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		err   error
 		panic any
 	}
-	before := runtime.NumGoroutine()
 	done := make(chan result, 1)
-	id := make(chan string, 1)
 	g := &gate{}
-	go func() {
-		id <- goroutineID()
+	run := func() {
 		var res result
-		defer func() { done <- res }()
+		defer func() {
+			// Goroutines the run started get to run before it is judged,
+			// as they did when its goroutine exited with it: one that
+			// panics ends the process before the run's verdict is out.
+			runtime.Gosched()
+			done <- res
+		}()
 		defer func() {
 			// A panic outside user code (rapid ending a draw, say)
 			// belongs to the caller's goroutine.
@@ -99,10 +102,30 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 			}
 		}()
 		res.out, res.err = execute(sc, b, sched, ch, opts, g)
-	}()
-	runID := <-id
+	}
+	// Inside a bubble the run's goroutine must be the bubble's, so it is
+	// started for the run; outside, a runner goroutine left from an
+	// earlier run takes it.
+	bubbled := inBubble()
+	var r *runnerGoroutine
+	var runID string
+	var before int
+	if bubbled {
+		before = runtime.NumGoroutine()
+		id := make(chan string, 1)
+		go func() {
+			id <- goroutineID()
+			run()
+		}()
+		runID = <-id
+	} else {
+		r = takeRunner()
+		runID = r.id
+		before = runtime.NumGoroutine()
+		r.runs <- run
+	}
 	var expired <-chan time.Time
-	if limit := opts.timeout(sc); limit > 0 && !inBubble() {
+	if limit := opts.timeout(sc); limit > 0 && !bubbled {
 		timer := time.NewTimer(limit)
 		defer timer.Stop()
 		expired = timer.C
@@ -110,6 +133,9 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 	select {
 	case res := <-done:
 		if res.panic != nil {
+			if r != nil {
+				r.release()
+			}
 			panic(res.panic)
 		}
 		// Counting is cheap; reading every stack is done only when the
@@ -117,8 +143,14 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		if res.err == nil && res.out.Failure == nil && runtime.NumGoroutine() > before {
 			res.out.Failure = leaked(runID, res.out.Cluster)
 		}
+		// A runner whose run left goroutines behind is not taken again:
+		// they are its descendants, and would count as the next run's.
+		if r != nil && (res.out == nil || res.out.Failure == nil || res.out.Failure.Verdict != GoroutineLeak) {
+			r.release()
+		}
 		return res.out, res.err
 	case <-expired:
+		// The hung runner is not taken again: it is stuck in user code.
 		g.close()
 		out := hung(sched, runID, opts.timeout(sc))
 		out.Inputs = opts.Inputs
@@ -128,6 +160,53 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		out.Failure.Step, out.Failure.At = g.step, g.at
 		return out, nil
 	}
+}
+
+// runnerGoroutine is a goroutine that runs executions one after another,
+// kept between them. A run gets a goroutine of its own so that a hang can
+// be given up on and a leak traced to it (its descendants); keeping it
+// spares starting one, and growing its stack again, at every run. And
+// the count of goroutines a run is judged by for leaks then moves only
+// with goroutines user code started, even while other runs start and end
+// in other goroutines (an exploration's workers, ExploreOptions.Workers).
+type runnerGoroutine struct {
+	id   string
+	runs chan func()
+}
+
+// idleRunners are the runner goroutines waiting for a run.
+var idleRunners struct {
+	sync.Mutex
+	list []*runnerGoroutine
+}
+
+// takeRunner returns an idle runner goroutine, or starts one.
+func takeRunner() *runnerGoroutine {
+	idleRunners.Lock()
+	if n := len(idleRunners.list); n > 0 {
+		r := idleRunners.list[n-1]
+		idleRunners.list = idleRunners.list[:n-1]
+		idleRunners.Unlock()
+		return r
+	}
+	idleRunners.Unlock()
+	r := &runnerGoroutine{runs: make(chan func())}
+	id := make(chan string, 1)
+	go func() {
+		id <- goroutineID()
+		for run := range r.runs {
+			run()
+		}
+	}()
+	r.id = <-id
+	return r
+}
+
+// release makes r idle again.
+func (r *runnerGoroutine) release() {
+	idleRunners.Lock()
+	idleRunners.list = append(idleRunners.list, r)
+	idleRunners.Unlock()
 }
 
 // inBubble reports whether the caller runs inside a testing/synctest
