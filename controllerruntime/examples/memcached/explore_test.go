@@ -55,4 +55,12 @@ func TestExploreTheFixedProject(t *testing.T) {
 	again, err := crt.Explore(t, sc, faults.Mix{faults.KindEdit}, opts)
 	require.NoError(t, err)
 	assert.Equal(t, res.Guarantee(), again.Guarantee())
+
+	// Its executions run in their own bubbles, two at a time, alike.
+	opts.Workers = 2
+	side, err := crt.Explore(t, sc, faults.Mix{faults.KindEdit}, opts)
+	require.NoError(t, err)
+	assert.Nil(t, side.Counterexample)
+	assert.Equal(t, res.Depth, side.Depth)
+	assert.Contains(t, side.Guarantee(), "sleep sets, 2 workers;")
 }
