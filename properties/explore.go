@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -504,11 +505,14 @@ type explorer struct {
 	// the states it explores, and looks them up there, then in base, the
 	// cache as the depth's fault trees found it (read only);
 	// baseSleepSets are the sleep sets base refers to. Its cancelled says
-	// a tree before its own failed, so that its own no longer matters.
+	// a tree before its own failed, so that its own no longer matters;
+	// beside counts the states the depth's workers recorded, all of them,
+	// against maxStates.
 	workers       int
 	base          map[uint64]seenState
 	baseSleepSets [][]model.Action
 	cancelled     func() bool
+	beside        *atomic.Int64
 	// sleepSets holds the non-empty sleep sets seen states were explored
 	// with, which seenState refers to by index, so that the map, holding
 	// no pointers, costs the garbage collector nothing to scan.
@@ -547,6 +551,15 @@ func covers(s seenState, asleep []model.Action, left, devLeft int, sleep []model
 	return true
 }
 
+// recorded is the number of states the cache holds, with those the
+// workers beside this one recorded.
+func (e *explorer) recorded() int {
+	if e.beside != nil {
+		return len(e.base) + int(e.beside.Load())
+	}
+	return len(e.seen)
+}
+
 // lookup returns how a state was explored, with the actions that were
 // asleep, if it was.
 func (e *explorer) lookup(key uint64) (seenState, []model.Action, bool) {
@@ -571,7 +584,7 @@ func sleepSet(s seenState, sets [][]model.Action) []model.Action {
 // record records that a state is explored with left decisions left and
 // sleep asleep; a state not yet recorded is not once the cache is full.
 func (e *explorer) record(key uint64, left, devLeft int, sleep []model.Action) {
-	if len(e.seen)+len(e.base) >= e.maxStates {
+	if e.recorded() >= e.maxStates {
 		if _, ok := e.seen[key]; !ok {
 			e.full = true
 			return
@@ -585,6 +598,9 @@ func (e *explorer) record(key uint64, left, devLeft int, sleep []model.Action) {
 			e.sleepSets = append(e.sleepSets, slices.Clone(sleep))
 		}
 		s.sleep = uint32(len(e.sleepSets))
+	}
+	if _, ok := e.seen[key]; !ok && e.beside != nil {
+		e.beside.Add(1)
 	}
 	e.seen[key] = s
 }

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"hash"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +48,26 @@ func TestStateKeyHoldsMonitorMemory(t *testing.T) {
 	joined := r.stateKey(0)
 	first, second = "a", "b"
 	assert.NotEqual(t, joined, r.stateKey(0))
+}
+
+// TestWorkersShareTheStateBound: a worker beside others records a state
+// only while the cache it reads and every worker's own states are under
+// the bound, so that workers together hold no more than one explorer.
+func TestWorkersShareTheStateBound(t *testing.T) {
+	e := &explorer{seen: map[uint64]seenState{}, maxStates: 20}
+	for k := range uint64(15) {
+		e.record(k, 1, 1, nil)
+	}
+	var recorded atomic.Int64
+	recorded.Store(4) // by the other workers
+	w := e.worker(&recorded, nil)
+	w.record(100, 1, 1, nil)
+	assert.Equal(t, int64(5), recorded.Load())
+	assert.False(t, w.full)
+	w.record(100, 2, 1, nil) // again: not a new state
+	assert.False(t, w.full)
+	w.record(101, 1, 1, nil)
+	assert.True(t, w.full)
+	assert.Len(t, w.seen, 1)
+	assert.Len(t, e.seen, 15, "the cache a worker reads is left as it was")
 }

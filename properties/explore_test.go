@@ -157,6 +157,17 @@ func TestExploreWithAFullCache(t *testing.T) {
 		}
 		assert.Greater(t, whole.States, capped.States, row.scenario)
 		t.Logf("%s: %d executions with %d states recorded, %d with all %d", row.scenario, capped.Executions, capped.States, whole.Executions, whole.States)
+
+		// Workers side by side share the bound.
+		side, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: row.depth, MaxStates: 20, Workers: 2})
+		require.NoError(t, err)
+		assert.True(t, side.CacheFull, row.scenario)
+		assert.Equal(t, 20, side.States, row.scenario)
+		assert.Equal(t, whole.Depth, side.Depth, row.scenario)
+		if whole.Counterexample != nil {
+			require.NotNil(t, side.Counterexample, row.scenario)
+			assert.Equal(t, whole.Counterexample.Trace.Hash(), side.Counterexample.Trace.Hash(), row.scenario)
+		}
 	}
 }
 

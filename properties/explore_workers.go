@@ -44,6 +44,7 @@ func (e *explorer) trees(scheds []faults.Schedule, d int) (*Counterexample, erro
 	failed.Store(math.MaxInt64)
 	// panicked holds what a worker panicked with, re-raised here.
 	var panicked atomic.Pointer[any]
+	var recorded atomic.Int64
 	var wg sync.WaitGroup
 	for range min(e.workers, len(scheds)) {
 		wg.Go(func() {
@@ -58,7 +59,7 @@ func (e *explorer) trees(scheds []faults.Schedule, d int) (*Counterexample, erro
 				if i >= int64(len(scheds)) || i > failed.Load() {
 					return
 				}
-				w := e.worker(func() bool { return failed.Load() < i })
+				w := e.worker(&recorded, func() bool { return failed.Load() < i })
 				cx, err := w.tree(scheds[i], d, false)
 				outs[i] = outcome{w, cx, err}
 				if cx != nil || err != nil {
@@ -82,10 +83,11 @@ func (e *explorer) trees(scheds []faults.Schedule, d int) (*Counterexample, erro
 }
 
 // worker returns an explorer for one fault tree beside others: it reads
-// e's cache, records in its own, and counts its own work.
-func (e *explorer) worker(cancelled func() bool) *explorer {
+// e's cache, records in its own, counting what it records in recorded
+// with the other workers', and counts its own work.
+func (e *explorer) worker(recorded *atomic.Int64, cancelled func() bool) *explorer {
 	w := *e
-	w.base, w.baseSleepSets = e.seen, e.sleepSets
+	w.base, w.baseSleepSets, w.beside = e.seen, e.sleepSets, recorded
 	w.seen, w.sleepSets = map[uint64]seenState{}, nil
 	w.executions, w.steps, w.completionSteps, w.pruned, w.full = 0, 0, 0, 0, false
 	w.cancelled = cancelled
