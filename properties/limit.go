@@ -145,12 +145,19 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		}
 		// A runner whose run left goroutines behind is not taken again:
 		// they are its descendants, and would count as the next run's.
-		if r != nil && (res.out == nil || res.out.Failure == nil || res.out.Failure.Verdict != GoroutineLeak) {
-			r.release()
+		if r != nil {
+			if res.out != nil && res.out.Failure != nil && res.out.Failure.Verdict == GoroutineLeak {
+				r.abandon()
+			} else {
+				r.release()
+			}
 		}
 		return res.out, res.err
 	case <-expired:
 		// The hung runner is not taken again: it is stuck in user code.
+		if r != nil {
+			r.abandon()
+		}
 		g.close()
 		out := hung(sched, runID, opts.timeout(sc))
 		out.Inputs = opts.Inputs
@@ -169,44 +176,98 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 // the count of goroutines a run is judged by for leaks then moves only
 // with goroutines user code started, even while other runs start and end
 // in other goroutines (an exploration's workers, ExploreOptions.Workers).
+// An idle runner ends once no run has been going for idleRunnerLife, so
+// that a program or test suite done with runs is left with no goroutine
+// of ours (a leak checker at its end finds none).
 type runnerGoroutine struct {
 	id   string
 	runs chan func()
+	// abandoned says its last run left goroutines behind: it ends.
+	abandoned bool
 }
 
-// idleRunners are the runner goroutines waiting for a run.
-var idleRunners struct {
+// idleRunnerLife is how long an idle runner waits for a run while no run
+// is going anywhere, before it ends.
+const idleRunnerLife = 50 * time.Millisecond
+
+// runners are the runner goroutines waiting for a run, and the number
+// of runs going.
+var runners struct {
 	sync.Mutex
-	list []*runnerGoroutine
+	idle  []*runnerGoroutine
+	going int
 }
 
 // takeRunner returns an idle runner goroutine, or starts one.
 func takeRunner() *runnerGoroutine {
-	idleRunners.Lock()
-	if n := len(idleRunners.list); n > 0 {
-		r := idleRunners.list[n-1]
-		idleRunners.list = idleRunners.list[:n-1]
-		idleRunners.Unlock()
+	runners.Lock()
+	runners.going++
+	if n := len(runners.idle); n > 0 {
+		r := runners.idle[n-1]
+		runners.idle = runners.idle[:n-1]
+		runners.Unlock()
 		return r
 	}
-	idleRunners.Unlock()
+	runners.Unlock()
 	r := &runnerGoroutine{runs: make(chan func())}
 	id := make(chan string, 1)
 	go func() {
 		id <- goroutineID()
-		for run := range r.runs {
-			run()
-		}
+		r.serve()
 	}()
 	r.id = <-id
 	return r
 }
 
+// serve runs what it is handed until it retires.
+func (r *runnerGoroutine) serve() {
+	idle := time.NewTimer(idleRunnerLife)
+	defer idle.Stop()
+	for {
+		select {
+		case run := <-r.runs:
+			run()
+		case <-idle.C:
+			if r.retire() {
+				return
+			}
+		}
+		idle.Reset(idleRunnerLife)
+	}
+}
+
+// retire reports whether r ends: when it was abandoned, or else it is
+// idle and no run is going (a goroutine ending during a run would move the
+// count the run is judged by), and then takes it off the idle runners.
+func (r *runnerGoroutine) retire() bool {
+	runners.Lock()
+	defer runners.Unlock()
+	if r.abandoned {
+		return true
+	}
+	i := slices.Index(runners.idle, r)
+	if i < 0 || runners.going > 0 {
+		return false
+	}
+	runners.idle = slices.Delete(runners.idle, i, i+1)
+	return true
+}
+
 // release makes r idle again.
 func (r *runnerGoroutine) release() {
-	idleRunners.Lock()
-	idleRunners.list = append(idleRunners.list, r)
-	idleRunners.Unlock()
+	runners.Lock()
+	runners.idle = append(runners.idle, r)
+	runners.going--
+	runners.Unlock()
+}
+
+// abandon ends r's run without making it idle: it is stuck in user code,
+// or left goroutines behind, and it ends when it can.
+func (r *runnerGoroutine) abandon() {
+	runners.Lock()
+	r.abandoned = true
+	runners.going--
+	runners.Unlock()
 }
 
 // inBubble reports whether the caller runs inside a testing/synctest
