@@ -99,10 +99,8 @@ func TestExhaustiveCLIExploresWithWorkers(t *testing.T) {
 		} else {
 			assert.NotContains(t, out, "workers")
 		}
-		files, err := filepath.Glob(filepath.Join(dir, "finding-*.json"))
-		require.NoError(t, err)
-		require.Len(t, files, 1)
-		data, err := os.ReadFile(files[0])
+		_, path := onlyFinding(t, dir)
+		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		findings[workers] = strings.ReplaceAll(string(data), dir, "DIR")
 	}
