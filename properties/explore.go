@@ -497,7 +497,8 @@ type explorer struct {
 	// being explored (ExploreOptions.Inputs).
 	inputSample Transitions
 	inputMoves  int
-	// maxStates bounds len(seen); full says a state went unrecorded for it.
+	// maxStates bounds the states recorded (recorded); full says a state
+	// went unrecorded for it.
 	maxStates int
 	full      bool
 	// workers is the number of goroutines exploring fault trees side by

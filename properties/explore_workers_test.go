@@ -49,6 +49,11 @@ func TestExploreWorkersAgree(t *testing.T) {
 				assert.Equal(t, one.Counterexample.Trace.Hash(), cx.Trace.Hash(), name)
 			}
 			assert.GreaterOrEqual(t, res.Executions, one.Executions, name)
+			if row.scenario == "replicaset-level" {
+				// Its trees share a few states within a depth, which they
+				// no longer prune against: the trees were explored apart.
+				assert.Greater(t, res.Executions, one.Executions, name)
+			}
 			if workers == 2 {
 				two = res
 				continue

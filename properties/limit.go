@@ -236,17 +236,20 @@ func (r *runnerGoroutine) serve() {
 	}
 }
 
-// retire reports whether r ends: when it was abandoned, or else it is
-// idle and no run is going (a goroutine ending during a run would move the
-// count the run is judged by), and then takes it off the idle runners.
+// retire reports whether r ends: once no run is going (a goroutine ending
+// during a run would move the count the run is judged by), when it was
+// abandoned or is idle, which it then no longer is.
 func (r *runnerGoroutine) retire() bool {
 	runners.Lock()
 	defer runners.Unlock()
+	if runners.going > 0 {
+		return false
+	}
 	if r.abandoned {
 		return true
 	}
 	i := slices.Index(runners.idle, r)
-	if i < 0 || runners.going > 0 {
+	if i < 0 {
 		return false
 	}
 	runners.idle = slices.Delete(runners.idle, i, i+1)
