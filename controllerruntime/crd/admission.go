@@ -53,8 +53,24 @@ func (s *Set) Admission(conv *convert.Converter, opts Options) model.Admission {
 }
 
 // admit defaults and validates one write of the version's kind, and
-// copies the defaulted spec and status back into obj.
+// copies the defaulted spec and status back into obj; a write admitted
+// before gives what it gave then (admissionMemo).
 func (v *Version) admit(conv *convert.Converter, verb model.Verb, old, obj *model.Object) error {
+	if verb != model.VerbCreate && verb != model.VerbUpdate && verb != model.VerbUpdateStatus {
+		return nil
+	}
+	k := keyOf(conv, verb, old, obj)
+	if found, err := v.memo.admitted(k, old, obj); found {
+		return err
+	}
+	in := obj.DeepCopy()
+	err := v.admitAnew(conv, verb, old, obj)
+	v.memo.remember(k, old, in, obj, err)
+	return err
+}
+
+// admitAnew is admit without the memo.
+func (v *Version) admitAnew(conv *convert.Converter, verb model.Verb, old, obj *model.Object) error {
 	u, err := conv.ToUnstructured(obj)
 	if err != nil {
 		return &model.StatusError{Reason: model.ReasonInvalid, Message: err.Error()}
@@ -76,8 +92,6 @@ func (v *Version) admit(conv *convert.Converter, verb model.Verb, old, obj *mode
 		}
 		st.PrepareForUpdate(ctx, u, uo)
 		errs = st.ValidateUpdate(ctx, u, uo)
-	default:
-		return nil
 	}
 	if len(errs) > 0 {
 		return v.invalid(obj.Name, errs)

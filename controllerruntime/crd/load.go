@@ -59,6 +59,7 @@ type Version struct {
 	structural *structuralschema.Structural
 	strategy   strategy
 	status     strategy
+	memo       admissionMemo
 }
 
 // strategy is the part of the API server's REST strategy for custom

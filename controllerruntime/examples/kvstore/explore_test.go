@@ -16,7 +16,10 @@ import (
 // finds both bugs at depth 1 with no fault, each with the fewest
 // transitions that show it; each counterexample replays byte for byte in
 // a bubble. The fixed operator shows nothing at depth 2, and its
-// reconciler's memory, walked by the adapter, is in the state key.
+// reconciler's memory, walked by the adapter, is in the state key. The
+// explorations share the world's CRDs, whose admissions they remember
+// (crd's admissionMemo): one of a world that remembers none shows the
+// same states and executions.
 func TestExploreFindsTheInputBugs(t *testing.T) {
 	w := world(t)
 	for _, tc := range []struct {
@@ -54,4 +57,10 @@ func TestExploreFindsTheInputBugs(t *testing.T) {
 	assert.Equal(t, 2, res.Depth)
 	assert.Empty(t, res.Unfingerprinted, "the adapter walks the reconciler")
 	t.Log(res.Guarantee())
+
+	fresh, err := kvstore.NewWorld()
+	require.NoError(t, err)
+	cold, err := crt.Explore(t, kvstore.Scenario("kvstore-fixed", fresh, kvstore.Options{}), nil, properties.ExploreOptions{Depth: 2})
+	require.NoError(t, err)
+	assert.Equal(t, res.Guarantee(), cold.Guarantee())
 }
