@@ -1,8 +1,10 @@
 package crd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -106,8 +108,15 @@ func (v *Version) admitAnew(conv *convert.Converter, verb model.Verb, old, obj *
 
 // invalid is the model form of the API server's Invalid error for errs:
 // the message apierrors.NewInvalid writes, and one cause per field error,
-// with the rule that failed where the schema tells.
+// with the rule that failed where the schema tells. The schema validator
+// reports the errors of an object's properties in the order it met them,
+// which is a map's: they are sorted by field, then by what they say, so
+// that a run's trace is the same every time.
 func (v *Version) invalid(name string, errs field.ErrorList) *model.StatusError {
+	errs = slices.Clone(errs)
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.ErrorBody(), b.ErrorBody()))
+	})
 	causes := make([]model.Cause, len(errs))
 	for i, e := range errs {
 		causes[i] = model.Cause{Type: string(e.Type), Field: e.Field, Message: e.ErrorBody(), Rule: v.rule(e)}

@@ -74,3 +74,25 @@ func TestAWriteAdmittedAgainGivesWhatItGaveFirst(t *testing.T) {
 	assert.Equal(t, remembered, crd.Remembered(shared), "the second run's writes are the first's: all from the memo")
 	assert.Equal(t, first, admissionStory(t, load(t)), "and the same as a Set that remembers nothing")
 }
+
+// TestRejectionsListTheirCausesInOneOrder: the schema validator meets an
+// object's properties in a map's order; a rejection's causes, and its
+// message, come sorted by field all the same, so that every run writes
+// the same trace.
+func TestRejectionsListTheirCausesInOneOrder(t *testing.T) {
+	var first error
+	for range 20 {
+		c := outside(t, load(t), crd.Options{})
+		bad := batch("bad")
+		bad.Spec.Parallelism, bad.Spec.Image = 60, "Not An Image"
+		err := c.Create(ctx, bad)
+		got := causes(t, err)
+		require.Len(t, got, 2)
+		assert.Contains(t, got[0], "spec.image: ")
+		assert.Contains(t, got[1], "spec.parallelism: ")
+		if first == nil {
+			first = err
+		}
+		assert.Equal(t, first.Error(), err.Error())
+	}
+}
