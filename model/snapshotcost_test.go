@@ -3,9 +3,8 @@ package model_test
 import (
 	"testing"
 
-	"github.com/converge-sim/converge/actors"
-	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/scenarios"
 )
 
 // The benchmarks of this file measure what a snapshot of the world would
@@ -17,21 +16,10 @@ import (
 //	go test ./model -run '^$' -bench Snapshot -count 6
 
 // replicaSetLevelWorld builds and starts the world of the catalog's
-// replicaset-level row: the level-triggered controller with resync over
-// one ReplicaSet of 3 replicas, a user who rescales it twice and a chaos
-// actor who deletes two pods.
+// replicaset-level row.
 func replicaSetLevelWorld(b *testing.B) *model.Cluster {
-	c := model.NewCluster(model.Config{DiscardTrace: true})
-	if err := c.AddController(replicaset.Level(replicaset.LevelOptions{Resync: 20})); err != nil {
-		b.Fatal(err)
-	}
-	if err := c.AddActor(actors.Scaler{Kind: replicaset.Kind, Field: "replicas", Min: 0, Max: 5}, 2); err != nil {
-		b.Fatal(err)
-	}
-	if err := c.AddActor(actors.Killer{Kind: replicaset.PodKind}, 2); err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Apply(replicaset.New("default", "web", 3)); err != nil {
+	c, err := scenarios.ReplicaSetLevel().Build(model.Config{DiscardTrace: true})
+	if err != nil {
 		b.Fatal(err)
 	}
 	if err := c.Start(); err != nil {

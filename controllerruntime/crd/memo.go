@@ -85,7 +85,7 @@ func (m *admissionMemo) admitted(k admissionKey, old, obj *model.Object) (bool, 
 // remember records what admitting the write of old and in gave: err, or
 // out's spec and status. in is the object as it was before admission.
 func (m *admissionMemo) remember(k admissionKey, old, in, out *model.Object, err error) {
-	a := admission{old: copyOf(old), obj: in}
+	a := admission{old: old.DeepCopy(), obj: in}
 	if err != nil {
 		se, ok := err.(*model.StatusError)
 		if !ok {
@@ -104,13 +104,6 @@ func (m *admissionMemo) remember(k admissionKey, old, in, out *model.Object, err
 	}
 	m.entries[k] = append(m.entries[k], a)
 	m.n++
-}
-
-func copyOf(o *model.Object) *model.Object {
-	if o == nil {
-		return nil
-	}
-	return o.DeepCopy()
 }
 
 // sameObject reports whether a and b are equal in every field a write
