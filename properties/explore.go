@@ -340,9 +340,10 @@ func (p *Prepared) Explore(opts ExploreOptions) (ExploreResult, error) {
 	sc := p.shape.sc
 	// Sleep sets are off under a deviation bound (ExploreOptions.Deviations).
 	sleep := !opts.NoSleepSets && opts.Deviations == 0
-	// Where the work goes is measured one tree after another.
+	// Where the work goes is measured, and a budget of executions
+	// counted, one tree after another.
 	workers := max(1, opts.Workers)
-	if opts.stats != nil {
+	if opts.stats != nil || opts.executionBudget > 0 {
 		workers = 1
 	}
 	res := ExploreResult{Scenario: sc.Name, Faults: p.mix, MaxFaults: opts.maxFaults(), Deviations: opts.Deviations, Stateless: opts.Stateless, SleepSets: sleep, Workers: workers}
