@@ -54,6 +54,9 @@ type campaign struct {
 	// writeErrors counts findings that could not be written to -out.
 	writeErrors int
 	progress    *progress
+
+	// brokenProtocol is set when a worker broke the protocol.
+	brokenProtocol bool
 }
 
 // slot is a live worker and the job it runs, if any: pos seeds of it are
@@ -137,7 +140,9 @@ func (c *campaign) run() int {
 		}
 	}
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal or CI session stops the campaign as
+	// a cancelled one does, with its summary and its workers stopped.
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	var budget <-chan time.Time
 	if !c.deadline.IsZero() {
@@ -311,6 +316,15 @@ func (c *campaign) handle(ev event) {
 	switch {
 	case !ok:
 		return
+	case ev.broken:
+		// Not a finding of the run: this program and its worker disagree,
+		// and no more of a campaign's results can be trusted.
+		fmt.Fprintf(c.stderr, "fuzzrun: %v\n", ev.gone)
+		delete(c.slots, ev.worker)
+		if !c.brokenProtocol {
+			c.noRespawn, c.brokenProtocol, c.stopping = ev.gone.Error(), true, true
+		}
+		return
 	case ev.gone != nil && s.job != nil:
 		verdict, summary := VerdictCrash, fmt.Sprintf("the worker died during the run: %v", ev.gone)
 		if ev.cause.oom {
@@ -481,7 +495,7 @@ func (c *campaign) finish() int {
 		// Nothing was tested: that is not a pass.
 		code = ExitUnexpected
 	}
-	if c.writeErrors > 0 || (c.noRespawn != "" && c.runs == 0) {
+	if c.writeErrors > 0 || (c.noRespawn != "" && c.runs == 0) || c.brokenProtocol {
 		code = ExitUsage
 	}
 	c.progress.end(results, code)

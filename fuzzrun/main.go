@@ -68,19 +68,35 @@ func ServeIfWorker(scenarios ...properties.Scenario) {
 		fmt.Fprintf(os.Stderr, "fuzzrun worker: %v\n", err)
 		os.Exit(ExitUsage)
 	}
+	jobs, results, err := workerFiles(os.Getenv(workerFDsEnv))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fuzzrun worker: %v\n", err)
+		os.Exit(ExitUsage)
+	}
+	// User code that starts this program again starts no worker.
+	_, _ = os.Unsetenv(workerEnv), os.Unsetenv(workerFDsEnv)
 	tuneRuntime()
 	limitMemory(opts.workerMemory, os.Stderr)
-	// Results go to the process's real stdout; anything user code prints
-	// to os.Stdout goes to stderr, so it cannot garble them.
-	out := os.Stdout
-	os.Stdout = os.Stderr
-	os.Exit(serveWorker(os.Stdin, out, scenarios))
+	// Jobs and results have descriptors of their own; the campaign gave
+	// this process its stderr as stdout, so what user code prints goes
+	// there.
+	os.Exit(serveWorker(jobs, results, scenarios))
 }
 
 // Run runs the command line args over scenarios, writing to stdout and
-// stderr, and returns the exit code.
+// stderr, and returns the exit code. When stdout is os.Stdout, Run points
+// the process's stdout descriptor at stderr while it runs, and writes its
+// own output through a copy of it: what the controllers print (with
+// fmt.Println, or a logger that holds os.Stdout) goes to stderr, never
+// among the -json events or a -trace-json trace.
 func Run(args []string, stdout, stderr io.Writer, scenarios []properties.Scenario) int {
 	stderr = &lockedWriter{w: stderr}
+	if _, ok := os.LookupEnv(workerEnv); ok {
+		fmt.Fprintln(stderr, "fuzzrun: this process is a campaign's worker, but it did not call fuzzrun.ServeIfWorker before Run (in TestMain for a test binary)")
+		return ExitUsage
+	}
+	stdout, restore := privateStdout(stdout)
+	defer restore()
 	opts, err := parse(args, stderr, scenarios, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -104,26 +105,93 @@ func TestAKilledCampaignLeavesOnlyCompleteFindings(t *testing.T) {
 	assert.GreaterOrEqual(t, findings, len(announced))
 }
 
-// TestSIGTERMStopsTheCampaignAndPrintsTheSummary: a terminated campaign
-// stops starting runs, lets those in flight finish, prints its summary and
-// exits with a code CI can read.
-func TestSIGTERMStopsTheCampaignAndPrintsTheSummary(t *testing.T) {
+// TestASignalStopsTheCampaignAndPrintsTheSummary: a campaign sent
+// SIGTERM (a deleted pod), SIGINT (Ctrl-C) or SIGHUP (a closed terminal or
+// CI session) stops starting runs, lets those in flight finish, stops its
+// workers, prints its summary and exits with a code CI can read (issue
+// 37, item 10: SIGHUP).
+func TestASignalStopsTheCampaignAndPrintsTheSummary(t *testing.T) {
 	bin := buildFuzzrun(t)
-	cmd, events := campaignProcess(t, bin, "-json", "-scenario", "replicaset-edge", "-duration", "10m", "-workers", "2")
-	next(t, events, "finding")
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	summary := next(t, events, "summary")
-	assert.Equal(t, true, summary["interrupted"])
-	assert.Positive(t, summary["runs"])
-	assert.False(t, events.Scan(), "the summary is the last line")
-	err := cmd.Wait()
-	code := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, events := campaignProcess(t, bin, "-json", "-scenario", "replicaset-edge", "-duration", "10m", "-workers", "2")
+			next(t, events, "finding")
+			workers := children(t, cmd.Process.Pid)
+			require.Len(t, workers, 2, "the campaign's worker processes")
+			require.NoError(t, cmd.Process.Signal(sig))
+			summary := next(t, events, "summary")
+			assert.Equal(t, true, summary["interrupted"])
+			assert.Positive(t, summary["runs"])
+			assert.False(t, events.Scan(), "the summary is the last line")
+			err := cmd.Wait()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			}
+			assert.Contains(t, []int{fuzzrun.ExitOK, fuzzrun.ExitUnexpected}, code, "exited by itself, not by the signal: %v", err)
+			assert.InDelta(t, code, summary["exit_code"], 0)
+			for _, pid := range workers {
+				// Gone, and reaped by the campaign: not even a zombie
+				// left to init.
+				assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "worker %d outlived the campaign", pid)
+			}
+		})
 	}
-	assert.Contains(t, []int{fuzzrun.ExitOK, fuzzrun.ExitUnexpected}, code, "exited by itself, not by the signal: %v", err)
-	assert.InDelta(t, code, summary["exit_code"], 0)
+}
+
+// TestSIGQUITDumpsStacksAndExitsTwo: SIGQUIT is left to the Go runtime,
+// as docs/ci.md says: the campaign prints every goroutine's stack and
+// exits 2 at once, without a summary (issue 37, item 10).
+func TestSIGQUITDumpsStacksAndExitsTwo(t *testing.T) {
+	bin := buildFuzzrun(t)
+	cmd := exec.Command(bin, "-json", "-scenario", "replicaset-edge", "-duration", "10m", "-workers", "2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	events := bufio.NewScanner(stdout)
+	events.Buffer(nil, 1<<24)
+	next(t, events, "finding")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGQUIT))
+	for events.Scan() {
+		assert.NotContains(t, events.Text(), `"type":"summary"`)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "%v", err)
+	assert.Equal(t, fuzzrun.ExitUsage, exit.ExitCode())
+	assert.Contains(t, stderr.String(), "SIGQUIT: quit")
+	assert.Contains(t, stderr.String(), "goroutine ")
+}
+
+// children returns the processes whose parent is pid, from /proc.
+func children(t *testing.T, pid int) []int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	require.NoError(t, err)
+	if len(stats) == 0 {
+		t.Skip("no /proc to find the campaign's workers in")
+	}
+	var kids []int
+	for _, path := range stats {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // a process that ended meanwhile
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndex(s, ")")+1:])
+		if len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
+			continue
+		}
+		child, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		require.NoError(t, err)
+		kids = append(kids, child)
+	}
+	return kids
 }
 
 // TestExhaustiveShowsDepthsOnATerminal runs an exploration under script(1),
