@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/faults"
@@ -82,6 +83,17 @@ var garbage = "this is not a result " + strings.Repeat("x", 1<<20) + "\n"
 // code out to break the protocol does.
 func garbling() properties.Scenario {
 	return broken("garbling", func() { _, _ = syscall.Write(resultsFD, []byte(garbage)) })
+}
+
+// closing closes its worker's results descriptor and waits for good (its
+// run has an hour): a worker whose results end mid-job, alive.
+func closing() properties.Scenario {
+	sc := broken("closing", func() {
+		_ = syscall.Close(resultsFD)
+		time.Sleep(time.Hour)
+	})
+	sc.RunTimeout = time.Hour
+	return sc
 }
 
 // TestUserOutputCannotBreakTheWorkerProtocol: a controller that prints to
@@ -164,4 +176,19 @@ func TestAWorkerThatBreaksTheProtocolIsANamedError(t *testing.T) {
 	assert.Regexp(t, `^fuzzrun: worker \d+ \(pid \d+\) broke the protocol: it wrote a line of 1048597 bytes that is not a result: "this is not a result xxx+"…: `, line)
 	assert.Less(t, len(line), 400, "what was read is truncated")
 	assert.Contains(t, out, "stopped early: worker ")
+}
+
+// TestAWorkerWhoseResultsEndMidJobIsACrashAtOnce: a worker whose results
+// end while it runs a job is done for: the campaign kills it at once and
+// records the run as a crash, instead of waiting for a process that may
+// never exit (issue 37, item 3). Its run would take an hour, and
+// -run-timeout two minutes, past cliGuard.
+func TestAWorkerWhoseResultsEndMidJobIsACrashAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "-scenario", "closing", "-runs", "1", "-workers", "2", "-out", dir)
+	assert.Equal(t, fuzzrun.ExitUnexpected, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	f, _ := onlyFinding(t, dir)
+	assert.Equal(t, fuzzrun.VerdictCrash, f.Verdict)
+	assert.Equal(t, "the worker died during the run: worker exited: signal: killed", f.Summary)
+	assert.Equal(t, uint64(1), f.Seed)
 }

@@ -1,0 +1,40 @@
+package fuzzrun
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadLineBoundsALine: readLine returns whole lines without their
+// newline, drops a line the end of the results cut short, and stops at
+// maxResultLine with what it read.
+func TestReadLineBoundsALine(t *testing.T) {
+	r := bufio.NewReader(strings.NewReader("{\"job\":1}\n" + strings.Repeat("y", 5000) + "\ncut sh"))
+	line, err := readLine(r)
+	require.NoError(t, err)
+	assert.Equal(t, `{"job":1}`, string(line))
+	line, err = readLine(r)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Repeat("y", 5000), string(line), "longer than the reader's buffer")
+	_, err = readLine(r)
+	assert.ErrorIs(t, err, io.EOF)
+
+	r = bufio.NewReader(strings.NewReader(strings.Repeat("z", maxResultLine+1) + "\n"))
+	line, err = readLine(r)
+	assert.ErrorIs(t, err, errLineTooLong)
+	assert.LessOrEqual(t, len(line), maxResultLine)
+	assert.True(t, strings.HasPrefix(string(line), "zzz"))
+}
+
+// TestEchoQuotesTheStartOfALine: an error quotes at most echoLimit bytes
+// of a line, valid UTF-8 even where the cut falls inside a character.
+func TestEchoQuotesTheStartOfALine(t *testing.T) {
+	assert.Equal(t, `"short\n"`, echo([]byte("short\n")))
+	long := strings.Repeat("a", echoLimit-1) + "é and more"
+	assert.Equal(t, `"`+strings.Repeat("a", echoLimit-1)+`"…`, echo([]byte(long)))
+}
