@@ -155,10 +155,12 @@ func (e events) send(ev event) {
 
 // procWorker is a worker subprocess.
 type procWorker struct {
-	id   int
-	cmd  *exec.Cmd
-	jobs *os.File
-	enc  *json.Encoder
+	id      int
+	cmd     *exec.Cmd
+	jobs    *os.File
+	results *os.File
+	enc     *json.Encoder
+	// done is closed once the worker has been waited for.
 	done chan struct{}
 	log  *crashLog
 }
@@ -191,16 +193,16 @@ func startProc(id int, exe string, args []string, stderr io.Writer, evs events) 
 		_, _ = jobsW.Close(), resultsR.Close()
 		return nil, fmt.Errorf("starting worker %s: %w", exe, err)
 	}
-	w := &procWorker{id: id, cmd: cmd, jobs: jobsW, enc: json.NewEncoder(jobsW), done: make(chan struct{}), log: log}
+	w := &procWorker{id: id, cmd: cmd, jobs: jobsW, results: resultsR, enc: json.NewEncoder(jobsW), done: make(chan struct{}), log: log}
 	hello := make(chan error, 1)
-	go w.read(resultsR, hello, evs)
+	go w.read(hello, evs)
 	timer := time.NewTimer(workerStartTimeout)
 	defer timer.Stop()
 	select {
 	case err = <-hello:
 	case <-timer.C:
 		err = fmt.Errorf("not ready after %v", workerStartTimeout)
-		_ = cmd.Process.Kill()
+		w.stop()
 	}
 	if err != nil {
 		<-w.done
@@ -214,13 +216,13 @@ func startProc(id int, exe string, args []string, stderr io.Writer, evs events) 
 // hello, then its results, to evs. When the worker exits, or writes a
 // line that is not what the protocol says, read kills it (it may live on
 // after closing its results), waits for it, and sends that it is gone.
-func (w *procWorker) read(results *os.File, hello chan<- error, evs events) {
-	defer results.Close()
-	r := bufio.NewReader(results)
+func (w *procWorker) read(hello chan<- error, evs events) {
+	defer w.results.Close()
+	r := bufio.NewReader(w.results)
 	line, err := w.readLine(r)
 	if err == nil {
 		var rd ready
-		err = w.decode(line, &rd, func() error {
+		err = w.decode(line, "ready line", &rd, func() error {
 			if rd.Protocol != workerProtocol {
 				return fmt.Errorf("speaks worker protocol %q, want %q", rd.Protocol, workerProtocol)
 			}
@@ -240,7 +242,7 @@ func (w *procWorker) read(results *os.File, hello chan<- error, evs events) {
 		line, err := w.readLine(r)
 		if err == nil {
 			var res result
-			if err = w.decode(line, &res, func() error {
+			if err = w.decode(line, "result", &res, func() error {
 				if res.Job <= 0 {
 					return errors.New("it names no job")
 				}
@@ -277,9 +279,10 @@ func (w *procWorker) end() {
 // protocol does not allow.
 var errBrokenProtocol = errors.New("broke the protocol")
 
-// decode reads line, a JSON object with v's fields and no others, into v,
-// and checks it. An error names the worker and quotes the line's start.
-func (w *procWorker) decode(line []byte, v any, check func() error) error {
+// decode reads line, a JSON object with v's fields and no others (a
+// "ready line" or a "result", says what), into v, and checks it. An error
+// names the worker and quotes the line's start.
+func (w *procWorker) decode(line []byte, what string, v any, check func() error) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -292,14 +295,7 @@ func (w *procWorker) decode(line []byte, v any, check func() error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("worker %d (pid %d) %w: it wrote a line of %d bytes that is not a %s: %s: %v", w.id, w.cmd.Process.Pid, errBrokenProtocol, len(line), kindOfLine(v), echo(line), err)
-}
-
-func kindOfLine(v any) string {
-	if _, ok := v.(*ready); ok {
-		return "ready line"
-	}
-	return "result"
+	return fmt.Errorf("worker %d (pid %d) %w: it wrote a line of %d bytes that is not a %s: %s: %v", w.id, w.cmd.Process.Pid, errBrokenProtocol, len(line), what, echo(line), err)
 }
 
 // readLine reads a line of results; a line too long broke the protocol.
@@ -357,8 +353,16 @@ func (w *procWorker) start(j *job) error {
 }
 
 func (w *procWorker) kill() {
-	_ = w.cmd.Process.Kill()
+	w.stop()
 	<-w.done
+}
+
+// stop kills the worker and closes its results, which a process it
+// started before it could mark them close-on-exec may hold open: read
+// then ends, and waits for it.
+func (w *procWorker) stop() {
+	_ = w.cmd.Process.Kill()
+	_ = w.results.Close()
 }
 
 func (w *procWorker) close() { _ = w.jobs.Close() }
