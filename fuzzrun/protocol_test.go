@@ -108,13 +108,22 @@ func TestUserOutputCannotBreakTheWorkerProtocol(t *testing.T) {
 	assertPrintedRows(t, out, stderr)
 }
 
-// TestInProcessRunsKeepUserOutputOffStdout: with -workers 1 the runs are
-// in this process, and what a controller prints still goes to stderr,
-// never among the -json events (issue 37, item 4).
+// TestInProcessRunsKeepUserOutputOffStdout: with -workers 1, and in an
+// exhaustive exploration, the runs are in fuzzrun's own process, and what
+// a controller prints still goes to stderr, never among the -json events
+// (issue 37, item 4).
 func TestInProcessRunsKeepUserOutputOffStdout(t *testing.T) {
 	code, out, stderr := cli(t, "-json", "-scenario", "printing,printing-idle", "-runs", "6", "-workers", "1", "-rapid.shrinktime", "1s")
 	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
 	assertPrintedRows(t, out, stderr)
+
+	// An exhaustive exploration runs in this process too.
+	code, out, stderr = cli(t, "-json", "-strategy", "exhaustive", "-scenario", "printing", "-depth", "3", "-workers", "1")
+	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	evs := events(t, out)
+	assert.Len(t, evs["explored"], 1, out)
+	assert.Len(t, evs["explore-summary"], 1, out)
+	assert.Contains(t, stderr, "printing: fmt.Println from a reconcile")
 }
 
 // assertPrintedRows checks the campaign over printing and printing-idle:
