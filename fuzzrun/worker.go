@@ -191,7 +191,8 @@ func startProc(id int, exe string, args []string, stderr io.Writer, evs events) 
 	_, _ = jobsR.Close(), resultsW.Close()
 	if err != nil {
 		_, _ = jobsW.Close(), resultsR.Close()
-		return nil, fmt.Errorf("starting worker %s: %w", exe, err)
+		// Windows, say, passes no extra files.
+		return nil, fmt.Errorf("starting worker %s: %w; -workers 1 runs in this process, without one", exe, err)
 	}
 	w := &procWorker{id: id, cmd: cmd, jobs: jobsW, results: resultsR, enc: json.NewEncoder(jobsW), done: make(chan struct{}), log: log}
 	hello := make(chan error, 1)
