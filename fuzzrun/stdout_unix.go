@@ -8,13 +8,15 @@ import (
 	"syscall"
 )
 
-// redirectStdout duplicates fd 1 to a new descriptor, for the caller's
-// output, and points fd 1 at stderr (fd 2), where what anything else in
-// this process writes to os.Stdout then goes. restore points fd 1 back.
+// redirectStdout duplicates os.Stdout's descriptor (fd 1, unless a
+// program replaced os.Stdout) to a new one, for the caller's output, and
+// points it at os.Stderr's, where what anything else in this process
+// writes to it then goes. restore points it back.
 func redirectStdout() (out *os.File, restore func(), err error) {
+	stdout, stderr := int(os.Stdout.Fd()), int(os.Stderr.Fd())
 	// Under ForkLock, so that no process started meanwhile inherits it.
 	syscall.ForkLock.RLock()
-	fd, err := syscall.Dup(syscall.Stdout)
+	fd, err := syscall.Dup(stdout)
 	if err == nil {
 		syscall.CloseOnExec(fd)
 	}
@@ -22,13 +24,13 @@ func redirectStdout() (out *os.File, restore func(), err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("duplicating stdout: %w", err)
 	}
-	if err := dup2(syscall.Stderr, syscall.Stdout); err != nil {
+	if err := dup2(stderr, stdout); err != nil {
 		_ = syscall.Close(fd)
 		return nil, nil, fmt.Errorf("pointing stdout at stderr: %w", err)
 	}
 	out = os.NewFile(uintptr(fd), os.Stdout.Name())
 	restore = func() {
-		_ = dup2(fd, syscall.Stdout)
+		_ = dup2(fd, stdout)
 		_ = out.Close()
 	}
 	return out, restore, nil
