@@ -19,9 +19,25 @@ func Quote(s string) string {
 	if len(s) <= Max {
 		return strconv.Quote(s)
 	}
-	cut := s[:Max]
-	for len(cut) > 0 && !utf8.ValidString(cut) {
-		cut = cut[:len(cut)-1]
+	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(cut(s, Max)+"…"), len(s))
+}
+
+// Clip returns s unquoted, or, when it is longer than max bytes, its
+// first max bytes (at a character boundary) with an ellipsis and its full
+// length: for a command line or a message, which quotes would garble.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(cut+"…"), len(s))
+	return fmt.Sprintf("%s… (%d bytes)", cut(s, max), len(s))
+}
+
+// cut returns the longest prefix of s of at most n bytes that ends at a
+// character boundary.
+func cut(s string, n int) string {
+	c := s[:n]
+	for len(c) > 0 && !utf8.ValidString(c) {
+		c = c[:len(c)-1]
+	}
+	return c
 }

@@ -17,3 +17,8 @@ func TestQuote(t *testing.T) {
 	got := echo.Quote(strings.Repeat("x", 79) + "é" + strings.Repeat("y", 10))
 	assert.Equal(t, `"`+strings.Repeat("x", 79)+`…" (91 bytes)`, got)
 }
+
+func TestClip(t *testing.T) {
+	assert.Equal(t, "go run ./cmd/fuzzrun", echo.Clip("go run ./cmd/fuzzrun", 20))
+	assert.Equal(t, "go run… (20 bytes)", echo.Clip("go run ./cmd/fuzzrun", 6))
+}
