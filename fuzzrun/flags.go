@@ -99,8 +99,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		list      bool
 		force     bool
 	)
-	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)")
-	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
+	fs.DurationVar(&opts.duration, "duration", DefaultDuration, fmt.Sprintf("wall-clock budget of the campaign (at most %v); none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)", MaxDuration))
+	fs.IntVar(&opts.runs, "runs", 0, fmt.Sprintf("run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0 to %d; 0: until -duration)", int64(MaxRuns)))
 	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); with -strategy exhaustive, goroutines exploring a row's fault trees side by side; at most %d per CPU without -force-workers", maxWorkersPerCPU))
 	fs.BoolVar(&force, "force-workers", false, fmt.Sprintf("allow -workers beyond %d per CPU (up to %d)", maxWorkersPerCPU, MaxWorkers))
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
@@ -120,7 +120,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
 	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines (with -strategy exhaustive: an event per row, then a summary)")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
-	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, "kill a worker whose run (shrinking included) takes longer, and report a hang")
+	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, fmt.Sprintf("kill a worker whose run (shrinking included) takes longer, and report a hang (at most %v)", maxRunTimeout*time.Second))
 	fs.IntVar(&opts.workerMemory, "worker-memory", DefaultWorkerMemory, fmt.Sprintf("memory limit of each worker process in `MiB` (%d to %d): a run whose heap grows past it is an oom finding", minWorkerMemory, maxWorkerMemory))
 	// rapid's own flags (-rapid.shrinktime, …) pass through to rapid.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {

@@ -55,3 +55,26 @@ func TestAnExplorationWritesThePageOfItsFinding(t *testing.T) {
 	assert.Contains(t, string(page), "<title>scenario replicaset-noresync, faults drop, seed 0</title>")
 	assert.Contains(t, out, "finding written to "+files[0]+" (its timeline page beside it, .html)")
 }
+
+// TestTheReadmesReplayExampleRuns: the README's campaign writes the very
+// file its -replay line names, and that line replays it (issue 37, item
+// 14: the example named a file only fuzzrun/testdata has).
+func TestTheReadmesReplayExampleRuns(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	const campaign = "go run ./cmd/fuzzrun -scenario replicaset-edge -faults restart -runs 20 -out findings\n"
+	const replay = "go run ./cmd/fuzzrun -replay findings/finding-replicaset-edge-goal-unmet-02082e2a76ba.json\n"
+	require.Contains(t, string(readme), campaign)
+	require.Contains(t, string(readme), replay)
+
+	dir := t.TempDir()
+	args := strings.Fields(strings.TrimPrefix(campaign, "go run ./cmd/fuzzrun "))
+	args[len(args)-1] = filepath.Join(dir, "findings")
+	code, out, stderr := cli(t, args...)
+	require.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	file := filepath.Join(dir, "findings", "finding-replicaset-edge-goal-unmet-02082e2a76ba.json")
+	assert.FileExists(t, strings.TrimSuffix(file, ".json")+".html")
+	code, out, stderr = cli(t, "-replay", file)
+	assert.Equal(t, fuzzrun.ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
+	assert.Contains(t, out, "converges violated (goal-unmet)")
+}
