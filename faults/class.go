@@ -1,6 +1,10 @@
 package faults
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/converge-sim/converge/internal/echo"
+)
 
 // Class says whether a fault kind is something real clusters do or stands
 // for a bug in the code under test (docs/design.md, section "Fault
@@ -70,7 +74,7 @@ var catalog = map[Kind]kindInfo{
 func ClassOf(k Kind) (Class, error) {
 	info, ok := catalog[k]
 	if !ok {
-		return "", fmt.Errorf("unknown fault kind %q", k)
+		return "", fmt.Errorf("unknown fault kind %s", echo.Quote(string(k)))
 	}
 	return info.class, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 )
 
@@ -118,7 +119,7 @@ func (k ErrorKind) status() (*model.StatusError, bool, error) {
 	case ErrAmbiguous:
 		return &model.StatusError{Reason: model.ReasonTimeout, Message: "timeout after the write was applied (injected)"}, true, nil
 	}
-	return nil, false, fmt.Errorf("unknown API error kind %q", k)
+	return nil, false, fmt.Errorf("unknown API error kind %s", echo.Quote(string(k)))
 }
 
 // APIError makes Controller's next Count writes fail with Error.

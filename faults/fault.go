@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 )
 
@@ -67,14 +68,14 @@ func ParseMix(s string) (Mix, error) {
 			continue
 		}
 		if !slices.Contains(Kinds(), k) {
-			return nil, fmt.Errorf("unknown fault kind %q (known: %s)", k, Mix(Kinds()))
+			return nil, fmt.Errorf("unknown fault kind %s (known: %s)", echo.Quote(string(k)), Mix(Kinds()))
 		}
 		if !slices.Contains(m, k) {
 			m = append(m, k)
 		}
 	}
 	if len(m) == 0 {
-		return nil, fmt.Errorf("empty fault list %q", s)
+		return nil, fmt.Errorf("empty fault list %s", echo.Quote(s))
 	}
 	return m, nil
 }

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
@@ -65,6 +66,17 @@ func TestScheduleJSONRejectsBadEntries(t *testing.T) {
 		`[{"at":1,"kind":"delay","controller":"a","resource":"Pod"}]`:              "needs a positive for",
 		`[{"at":1,"kind":"rival","resource":"RS","pick":0}]`:                       "needs a field path",
 		`{"at":1}`: "cannot unmarshal",
+		// Strict all the way down (issue 37, item 9): a field no fault
+		// has, one another kind takes, one of the wrong type, a wrong
+		// case, a null entry, an entry without a kind.
+		`[{"at":1,"kind":"drop","controller":"a","resource":"Pod","colour":"red"}]`: `fault 0: (drop): unknown field "colour"`,
+		`[{"at":1,"kind":"drop","controller":"a","resource":"Pod","down":5}]`:       `fault 0: (drop): field "down" does not apply to a drop fault (it takes controller, resource)`,
+		`[{"at":1,"kind":"restart","controller":"a","down":"5"}]`:                   "fault 0: (restart): json: cannot unmarshal string",
+		`[{"at":1,"kind":"drop","Controller":"a","resource":"Pod"}]`:                `unknown field "Controller"`,
+		`[null]`:                               "fault 0: null: want a fault object",
+		`[{"at":1,"controller":"a"}]`:          "fault 0: no kind",
+		`[{"at":1,"kind":7,"controller":"a"}]`: "fault 0: no kind",
+		`[{"at":"1","kind":"restart","controller":"a","down":1}]`: "cannot unmarshal string",
 	} {
 		var s faults.Schedule
 		err := json.Unmarshal([]byte(input), &s)
@@ -103,4 +115,25 @@ func TestScheduleSortsAndSigns(t *testing.T) {
 	}
 	assert.Equal(t, s.Signature(), moved.Signature(), "the signature ignores exact times")
 	assert.Equal(t, 1, s.Count(faults.KindDrop))
+}
+
+// TestScheduleErrorsClipWhatTheyEcho: a megabyte of a field name or a
+// kind comes back as its first bytes and its length, not whole (issue 37,
+// item 9).
+func TestScheduleErrorsClipWhatTheyEcho(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	for _, input := range []string{
+		`[{"at":1,"kind":"drop","controller":"a","resource":"Pod","` + long + `":1}]`,
+		`[{"at":1,"kind":"` + long + `"}]`,
+		`[{"at":1,"kind":"apierror","controller":"a","error":"` + long + `","count":1}]`,
+	} {
+		var s faults.Schedule
+		err := json.Unmarshal([]byte(input), &s)
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 300, "the error is short")
+		assert.Contains(t, err.Error(), `…" (1048576 bytes)`)
+	}
+	_, err := faults.ParseMix(long)
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 300)
 }

@@ -1,12 +1,15 @@
 package faults
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 )
 
@@ -150,15 +153,37 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// kindFields are the JSON fields of each kind's faults besides "at" and
+// "kind": those MarshalJSON writes for it.
+var kindFields = map[Kind][]string{
+	KindDrop:       {"controller", "resource"},
+	KindDuplicate:  {"controller", "resource"},
+	KindDelay:      {"controller", "resource", "for"},
+	KindExpire:     {"controller", "resource"},
+	KindStale:      {"controller", "resource", "behind", "for"},
+	KindRestart:    {"controller", "down", "after_writes"},
+	KindPartition:  {"controller", "for"},
+	KindAPIError:   {"controller", "error", "count"},
+	KindTimeTravel: {"controller", "behind", "down"},
+	KindEdit:       {"resource", "path", "min", "max", "values", "recreate", "pick", "value", "choice"},
+	KindRival:      {"resource", "path", "min", "max", "values", "pick", "value", "choice", "persistent"},
+}
+
 // UnmarshalJSON reads a schedule written by MarshalJSON, rejecting unknown
-// kinds and missing or out-of-range fields with an error naming the entry.
+// kinds, fields no fault has or its kind does not take, and missing or
+// out-of-range fields, with an error naming the entry. What an error
+// echoes of the input is clipped.
 func (s *Schedule) UnmarshalJSON(data []byte) error {
-	var in []wireFault
+	var in []json.RawMessage
 	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
 	out := make(Schedule, 0, len(in))
-	for i, w := range in {
+	for i, raw := range in {
+		w, err := decodeWire(raw)
+		if err != nil {
+			return fmt.Errorf("fault %d: %v", i, err)
+		}
 		if w.At < 0 {
 			return fmt.Errorf("fault %d: negative time %d", i, w.At)
 		}
@@ -170,6 +195,44 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	}
 	*s = out
 	return nil
+}
+
+// decodeWire decodes one fault object strictly: every field one its kind
+// takes, each of its type.
+func decodeWire(raw json.RawMessage) (wireFault, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return wireFault{}, err
+	}
+	if fields == nil {
+		return wireFault{}, errors.New("null: want a fault object")
+	}
+	var kind Kind
+	if v, ok := fields["kind"]; !ok || json.Unmarshal(v, &kind) != nil || kind == "" {
+		return wireFault{}, errors.New("no kind: want a kind's name, as in \"kind\": \"drop\"")
+	}
+	takes, ok := kindFields[kind]
+	if !ok {
+		return wireFault{}, fmt.Errorf("unknown kind %s", echo.Quote(string(kind)))
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if name == "at" || name == "kind" || slices.Contains(takes, name) {
+			continue
+		}
+		for _, other := range kindFields {
+			if slices.Contains(other, name) {
+				return wireFault{}, fmt.Errorf("(%s): field %q does not apply to a %s fault (it takes %s)", kind, name, kind, strings.Join(takes, ", "))
+			}
+		}
+		return wireFault{}, fmt.Errorf("(%s): unknown field %s", kind, echo.Quote(name))
+	}
+	var w wireFault
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return wireFault{}, fmt.Errorf("(%s): %v", kind, err)
+	}
+	return w, nil
 }
 
 func (w wireFault) fault() (Fault, error) {
@@ -244,5 +307,5 @@ func (w wireFault) fault() (Fault, error) {
 		}
 		return Rival{Target: target, Pick: w.Pick, Value: w.Value, Choice: w.Choice, Persistent: w.Persistent}, nil
 	}
-	return nil, fmt.Errorf("unknown kind %q", w.Kind)
+	return nil, fmt.Errorf("unknown kind %s", echo.Quote(string(w.Kind)))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 )
 
@@ -92,7 +93,7 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 			return err
 		}
 		if !slices.Contains(ErrorKinds(), f.Error) {
-			return fmt.Errorf("error %q: must be one of %v", f.Error, ErrorKinds())
+			return fmt.Errorf("error %s: must be one of %v", echo.Quote(string(f.Error)), ErrorKinds())
 		}
 		return within("count", int64(f.Count), 1, maxFailures)
 	case Edit:
@@ -127,7 +128,7 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 // controller checks that name is one of the scenario's controllers.
 func controller(topo Topology, name string) error {
 	if targetOf(topo, name) == nil {
-		return fmt.Errorf("controller %q: the scenario has no such controller (it has %v)", name, controllerNames(topo))
+		return fmt.Errorf("controller %s: the scenario has no such controller (it has %v)", echo.Quote(name), controllerNames(topo))
 	}
 	return nil
 }
@@ -139,7 +140,7 @@ func watched(topo Topology, name, kind string) error {
 		return controller(topo, name)
 	}
 	if !slices.Contains(t.Kinds, kind) {
-		return fmt.Errorf("resource %q: controller %s watches only %v", kind, name, t.Kinds)
+		return fmt.Errorf("resource %s: controller %s watches only %v", echo.Quote(kind), name, t.Kinds)
 	}
 	return nil
 }
@@ -167,5 +168,5 @@ func declared(what string, targets []EditTarget, target EditTarget) error {
 	if slices.ContainsFunc(targets, target.equal) {
 		return nil
 	}
-	return fmt.Errorf("%s target %s %q [%d, %d]: not one the scenario declares (%v)", what, target.Resource, target.Path, target.Min, target.Max, targets)
+	return fmt.Errorf("%s target %s %s [%d, %d]: not one the scenario declares (%v)", what, echo.Clip(target.Resource, echo.Max), echo.Quote(target.Path), target.Min, target.Max, targets)
 }

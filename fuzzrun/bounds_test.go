@@ -25,7 +25,8 @@ func TestNumericFlagsAreBoundedBeforeAnyWork(t *testing.T) {
 	}{
 		{[]string{"-workers", "10000", "-runs", "1"}, "-workers 10000: at most "},
 		{[]string{"-workers", "10000", "-force-workers", "-runs", "1"}, "-workers 10000: at most 1024"},
-		{[]string{"-strategy", "pct", "-pct-depth", "1000000000", "-runs", "1"}, "PCT depth 1000000000: must be in [1, 64]"},
+		{[]string{"-strategy", "pct", "-pct-depth", "1000000000", "-runs", "1"}, "-pct-depth 1000000000: must be in [1, 64] (default 3)"},
+		{[]string{"-strategy", "exhaustive", "-max-states", "9223372036854775807"}, "-max-states 9223372036854775807: must be in [0, 268435456]"},
 		{[]string{"-runs", "2000000000000"}, "-runs 2000000000000: at most 1099511627776"},
 		{[]string{"-seed", "18446744073709551615", "-runs", "2"}, "the last seed would pass 18446744073709551615"},
 		{[]string{"-run-timeout", "1000h", "-runs", "1"}, "-run-timeout 1000h0m0s: at most 24h0m0s"},

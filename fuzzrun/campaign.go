@@ -83,7 +83,7 @@ type rowState struct {
 }
 
 func newCampaign(opts *options, stdout, stderr io.Writer) (*campaign, []string, error) {
-	st, warnings, err := openStore(opts.out)
+	st, warnings, err := openStore(opts.out, rows(opts))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,13 +232,14 @@ func (c *campaign) dispatch() {
 
 // pick returns the row to run next: of the rows with seeds left, the one
 // that has spent least time; once the budget is spent, only a row that has
-// not run at all (every row gets one run); nil when there is none.
+// not run at all (every row gets one run), and none after a signal or a
+// failed write to -out; nil when there is none.
 func (c *campaign) pick() *rowState {
 	now := time.Now()
 	var best *rowState
 	var bestSpent time.Duration
 	for _, r := range c.rows {
-		if !c.hasSeeds(r) || r.res.Error != "" || (c.stopping && (c.interrupted || r.next > 0)) {
+		if !c.hasSeeds(r) || r.res.Error != "" || (c.stopping && (c.interrupted || c.writeErrors > 0 || r.next > 0)) {
 			continue
 		}
 		spent := r.spent
@@ -411,22 +412,19 @@ func (c *campaign) respawn() {
 	}
 }
 
-// found records a confirmed finding and writes it out at once.
+// found records a confirmed finding and writes it out at once. The first
+// finding or page that cannot be written to -out is reported, and stops
+// the campaign: a full disk would fail every later one too (exit 2).
 func (c *campaign) found(r *rowState, f *Finding) {
 	f.Expected = r.row.expects(f.Verdict)
 	r.res.failed(f)
 	st, isNew, err := c.store.add(f)
 	if err != nil {
-		c.writeErrors++
-		fmt.Fprintf(c.stderr, "fuzzrun: cannot write finding %s: %v\n", st.path, err)
-	} else if st.f == f && st.path != "" && !f.Lost() {
-		// A new bug, or a smaller seed of a known one: its page follows
-		// the file, so it too does not depend on worker timing.
-		if sc, ok := find(c.opts.scenarios, f.Scenario); ok {
-			if err := writeFindingTimeline(timelinePath(st.path), f, sc); err != nil {
-				fmt.Fprintf(c.stderr, "fuzzrun: cannot write the timeline of finding %s: %v\n", st.path, err)
-			}
+		if c.writeErrors == 0 {
+			fmt.Fprintf(c.stderr, "fuzzrun: cannot write finding %s: %v; stopping the campaign\n", st.path, err)
 		}
+		c.writeErrors++
+		c.stopping = true
 	}
 	c.progress.found(st, isNew, f)
 }

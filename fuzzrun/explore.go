@@ -29,7 +29,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		fmt.Fprintln(stderr, "fuzzrun: no rows: the selected scenarios declare no fault mixes; pick one with -faults")
 		return ExitUsage
 	}
-	st, warnings, err := openStore(opts.out)
+	st, warnings, err := openStore(opts.out, all)
 	if err != nil {
 		fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 		return ExitUsage
@@ -124,22 +124,28 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			sum.Unexpected++
 		}
 		stored, _, err := st.add(f)
+		file := stored.path
 		if err != nil {
-			fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
-			return ExitUsage
+			// As in a campaign: said once, and no row after it is
+			// explored (docs/ci.md).
+			fmt.Fprintf(stderr, "fuzzrun: cannot write finding %s: %v; stopping\n", stored.path, err)
+			sum.ExitCode, sum.WriteErrors, file = ExitUsage, 1, ""
 		}
-		if stored.path != "" {
+		if file != "" {
 			cx.Replay = stored.f.Replay
 		}
 		if enc != nil {
 			ev.Counterexample = &exploredCounterexample{Property: cx.Failure.Property, Verdict: string(cx.Failure.Verdict),
-				Summary: cx.Failure.Summary, Expected: f.Expected, File: stored.path, Replay: cx.Replay, Report: cx.Report()}
+				Summary: cx.Failure.Summary, Expected: f.Expected, File: file, Replay: cx.Replay, Report: cx.Report()}
 			emit(ev)
-			continue
+		} else {
+			fmt.Fprint(stdout, cx.Report())
+			if file != "" {
+				fmt.Fprintf(stdout, "finding written to %s (its timeline page beside it, .html)\n", file)
+			}
 		}
-		fmt.Fprint(stdout, cx.Report())
-		if stored.path != "" {
-			fmt.Fprintf(stdout, "finding written to %s\n", stored.path)
+		if err != nil {
+			break
 		}
 	}
 	sum.Elapsed = time.Since(began).Seconds()
@@ -147,6 +153,9 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		emit(sum)
 	} else {
 		fmt.Fprintf(stdout, "exhaustive: rows without a counterexample within their bounds: %d; with one: %d, unexpected: %d\n", sum.Without, sum.With, sum.Unexpected)
+		if sum.WriteErrors > 0 {
+			fmt.Fprintf(stdout, "exhaustive: stopped after %d of %d rows: a finding could not be written to %s (see the error above)\n", sum.Rows, len(all), opts.out)
+		}
 		if sum.Short > 0 {
 			ways := "a longer -duration or a deviation bound (-deviations K)"
 			if shortWithInputs {
@@ -216,13 +225,16 @@ type (
 	// exploreSummaryEvent counts the rows, those whose budget ran out
 	// before the requested depth among them, and gives the exit code.
 	exploreSummaryEvent struct {
-		Type       string  `json:"type"` // "explore-summary"
-		Rows       int     `json:"rows"`
-		Short      int     `json:"short_of_depth"`
-		Without    int     `json:"without_counterexample"`
-		With       int     `json:"with_counterexample"`
-		Unexpected int     `json:"unexpected"`
-		Elapsed    float64 `json:"elapsed_s"`
-		ExitCode   int     `json:"exit_code"`
+		Type       string `json:"type"` // "explore-summary"
+		Rows       int    `json:"rows"`
+		Short      int    `json:"short_of_depth"`
+		Without    int    `json:"without_counterexample"`
+		With       int    `json:"with_counterexample"`
+		Unexpected int    `json:"unexpected"`
+		// WriteErrors is 1 when a finding could not be written to -out,
+		// which stopped the exploration.
+		WriteErrors int     `json:"write_errors,omitempty"`
+		Elapsed     float64 `json:"elapsed_s"`
+		ExitCode    int     `json:"exit_code"`
 	}
 )

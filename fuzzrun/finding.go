@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -240,24 +244,32 @@ func ParseFinding(data []byte) (*Finding, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty file")
 	}
+	// The fields first, so that an unknown one is named clipped (the
+	// decoder would echo it whole).
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f Finding
-	if err := dec.Decode(&f); err != nil {
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("not valid JSON: the file ends early (truncated?)")
 		}
-		return nil, fmt.Errorf("not valid JSON: %w", err)
+		return nil, fmt.Errorf("not valid JSON: %s", echo.Clip(err.Error(), maxEcho))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("not valid JSON: data after the finding object")
 	}
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		if !slices.Contains(findingFields(), name) {
+			return nil, fmt.Errorf("unknown field %s", echo.Quote(name))
+		}
+	}
+	dec = json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f Finding
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %s", echo.Clip(err.Error(), maxEcho))
+	}
 	// A null schedule or choices decodes as empty: refuse it, since a
 	// replay would then run a different run and blame the code.
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
-	}
 	for _, field := range []string{"schedule", "choices"} {
 		if v, ok := raw[field]; ok && string(bytes.TrimSpace(v)) == "null" {
 			f.nullFields = append(f.nullFields, field)
@@ -269,11 +281,27 @@ func ParseFinding(data []byte) (*Finding, error) {
 	return &f, nil
 }
 
+// maxEcho bounds the bytes of a decoder's message an error repeats: one
+// about a number echoes the number's text, however long.
+const maxEcho = 300
+
+// findingFields are the JSON names of a finding's fields.
+var findingFields = sync.OnceValue(func() []string {
+	var names []string
+	t := reflect.TypeFor[Finding]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+})
+
 // validate reports the first missing or invalid field.
 func (f *Finding) validate() error {
 	switch {
 	case f.Format != FindingFormat:
-		return fmt.Errorf("format %q: want %q", f.Format, FindingFormat)
+		return fmt.Errorf("format %s: want %q", echo.Quote(f.Format), FindingFormat)
 	case f.Scenario == "":
 		return errors.New("no scenario")
 	case f.Seed == 0 && f.Strategy != properties.StrategyExhaustive:
@@ -330,7 +358,7 @@ func (f *Finding) fit(sc properties.Scenario) error {
 	}
 	plan, err := properties.PlanFor(sc, mix)
 	if err != nil {
-		return fmt.Errorf("faults %s: %w", f.Faults, err)
+		return fmt.Errorf("faults %s: %w", echo.Quote(f.Faults), err)
 	}
 	if f.Lost() {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -34,6 +35,9 @@ const (
 	MaxRuns = 1 << 40
 	// MaxDuration bounds -duration.
 	MaxDuration = 30 * 24 * time.Hour
+	// maxRapidSteps bounds -rapid.steps, rapid's mean number of Repeat
+	// actions (converge's searches call none: the flag passes through).
+	maxRapidSteps = 1 << 20
 )
 
 // mode is what one invocation does.
@@ -95,8 +99,8 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		list      bool
 		force     bool
 	)
-	fs.DurationVar(&opts.duration, "duration", DefaultDuration, "wall-clock budget of the campaign; none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)")
-	fs.IntVar(&opts.runs, "runs", 0, "run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0: until -duration)")
+	fs.DurationVar(&opts.duration, "duration", DefaultDuration, fmt.Sprintf("wall-clock budget of the campaign (at most %v); none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)", MaxDuration))
+	fs.IntVar(&opts.runs, "runs", 0, fmt.Sprintf("run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0 to %d; 0: until -duration)", int64(MaxRuns)))
 	fs.IntVar(&opts.workers, "workers", runtime.NumCPU(), fmt.Sprintf("worker processes running seeds in parallel (1 runs in this process); with -strategy exhaustive, goroutines exploring a row's fault trees side by side; at most %d per CPU without -force-workers", maxWorkersPerCPU))
 	fs.BoolVar(&force, "force-workers", false, fmt.Sprintf("allow -workers beyond %d per CPU (up to %d)", maxWorkersPerCPU, MaxWorkers))
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
@@ -106,9 +110,9 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.IntVar(&explore, "depth", DefaultExploreDepth, fmt.Sprintf("with -strategy exhaustive: explore every choice of the first `D` decisions (1 to %d)", properties.MaxExploreDepth))
 	fs.IntVar(&deviate, "deviations", 0, "with -strategy exhaustive: let at most `K` of the -depth decisions leave the canonical schedule, the others take its choice (0: no bound; at most -depth)")
 	fs.IntVar(&opts.exploreInputs, "inputs", properties.DefaultExploreInputs, fmt.Sprintf("with -strategy exhaustive, for a scenario with state-transition inputs: apply every sequence of up to its most transitions among the first `N` specs its generator draws (0 to %d; 0: none)", properties.MaxExploreInputs))
-	fs.IntVar(&opts.maxStates, "max-states", 0, fmt.Sprintf("with -strategy exhaustive: the most states a row's cache records (0: %d, about 3.5 GB), past which new states are explored without being recorded", properties.DefaultExploreMaxStates))
+	fs.IntVar(&opts.maxStates, "max-states", 0, fmt.Sprintf("with -strategy exhaustive: the most states a row's cache records (0 to %d; 0: %d, about 3.5 GB), past which new states are explored without being recorded", properties.MaxExploreMaxStates, properties.DefaultExploreMaxStates))
 	fs.IntVar(&opts.exploreFaults, "max-faults", properties.DefaultExploreFaults, fmt.Sprintf("with -strategy exhaustive: inject at most `F` faults per run (1 to %d; -faults none for none)", properties.MaxExploreFaults))
-	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (default %d, at most %d)", properties.DefaultPCTDepth, properties.MaxPCTDepth))
+	fs.IntVar(&depth, "pct-depth", 0, fmt.Sprintf("PCT's bug depth `d`: d-1 priority change points (1 to %d; default %d)", properties.MaxPCTDepth, properties.DefaultPCTDepth))
 	fs.StringVar(&shard, "shard", "", fmt.Sprintf("run shard `i/n` of the seed space (default: from %s and %s, else 0/1)", EnvShardIndex, EnvShardCount))
 	fs.StringVar(&opts.out, "out", "", "write each finding to its own JSON file in `DIR` the moment it is confirmed")
 	fs.StringVar(&opts.replay, "replay", "", "replay the finding in `FILE` exactly and print its trace")
@@ -116,7 +120,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
 	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines (with -strategy exhaustive: an event per row, then a summary)")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
-	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, "kill a worker whose run (shrinking included) takes longer, and report a hang")
+	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, fmt.Sprintf("kill a worker whose run (shrinking included) takes longer, and report a hang (at most %v)", maxRunTimeout*time.Second))
 	fs.IntVar(&opts.workerMemory, "worker-memory", DefaultWorkerMemory, fmt.Sprintf("memory limit of each worker process in `MiB` (%d to %d): a run whose heap grows past it is an oom finding", minWorkerMemory, maxWorkerMemory))
 	// rapid's own flags (-rapid.shrinktime, …) pass through to rapid.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
@@ -151,8 +155,11 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("-depth, -max-faults, -deviations, -inputs and -max-states apply to -strategy %s", properties.StrategyExhaustive)
 	case opts.exploreInputs < 0 || opts.exploreInputs > properties.MaxExploreInputs:
 		return nil, fmt.Errorf("-inputs %d: must be in [0, %d]", opts.exploreInputs, properties.MaxExploreInputs)
-	case opts.maxStates < 0:
-		return nil, fmt.Errorf("-max-states %d: must not be negative (0: %d)", opts.maxStates, properties.DefaultExploreMaxStates)
+	case opts.maxStates < 0 || opts.maxStates > properties.MaxExploreMaxStates:
+		return nil, fmt.Errorf("-max-states %d: must be in [0, %d] (0: %d)", opts.maxStates, properties.MaxExploreMaxStates, properties.DefaultExploreMaxStates)
+	case set["pct-depth"] && (depth < 1 || depth > properties.MaxPCTDepth):
+		// 0 is not taken for the default: a flag given is a flag meant.
+		return nil, fmt.Errorf("-pct-depth %d: must be in [1, %d] (default %d)", depth, properties.MaxPCTDepth, properties.DefaultPCTDepth)
 	case exhaustive && (opts.exploreFaults < 1 || opts.exploreFaults > properties.MaxExploreFaults):
 		return nil, fmt.Errorf("-max-faults %d: must be in [1, %d] (-faults none explores without faults)", opts.exploreFaults, properties.MaxExploreFaults)
 	case exhaustive:
@@ -205,6 +212,10 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("-run-timeout must be positive, got %v", opts.runTimeout)
 	case opts.runTimeout > maxRunTimeout*time.Second:
 		return nil, fmt.Errorf("-run-timeout %v: at most %v", opts.runTimeout, maxRunTimeout*time.Second)
+	case set["rapid.shrinktime"] && (flagValue[time.Duration](fs, "rapid.shrinktime") < 0 || flagValue[time.Duration](fs, "rapid.shrinktime") > maxRunTimeout*time.Second):
+		return nil, fmt.Errorf("-rapid.shrinktime %v: must be in [0s, %v]", flagValue[time.Duration](fs, "rapid.shrinktime"), maxRunTimeout*time.Second)
+	case set["rapid.steps"] && (flagValue[int](fs, "rapid.steps") < 0 || flagValue[int](fs, "rapid.steps") > maxRapidSteps):
+		return nil, fmt.Errorf("-rapid.steps %d: must be in [0, %d]", flagValue[int](fs, "rapid.steps"), maxRapidSteps)
 	case len(all) == 0:
 		return nil, errors.New("no scenarios to run")
 	}
@@ -221,11 +232,19 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	opts.scenarios = all
 	if scenario != "" {
 		opts.scenarios = nil
+		seen := map[string]bool{}
 		for _, name := range strings.Split(scenario, ",") {
-			sc, ok := find(all, strings.TrimSpace(name))
+			name = strings.TrimSpace(name)
+			sc, ok := find(all, name)
 			if !ok {
-				return nil, fmt.Errorf("unknown scenario %q (fuzzrun -list shows them)", name)
+				return nil, fmt.Errorf("unknown scenario %s (fuzzrun -list shows them)", echo.Quote(name))
 			}
+			// Refused rather than merged: a name given twice is a typo
+			// for another, or a script that doubles every count.
+			if seen[name] {
+				return nil, fmt.Errorf("-scenario: %s is given twice", name)
+			}
+			seen[name] = true
 			opts.scenarios = append(opts.scenarios, sc)
 		}
 	}
@@ -273,7 +292,21 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	} else if opts.shard, err = shardFromEnv(getenv); err != nil {
 		return nil, err
 	}
+	// A shard without a seed would run nothing and call that a failure;
+	// it is a matrix larger than the seeds it splits (docs/ci.md).
+	if _, ok := opts.shard.seed(opts.seed, opts.runs, 0); !ok {
+		if opts.runs > 0 {
+			return nil, fmt.Errorf("shard %s is empty: shard i of n runs seeds -seed+i, -seed+i+n, … among the -runs %d, and %d is not below %d; use at most %d shards, or more -runs", opts.shard, opts.runs, opts.shard.Index, opts.runs, opts.runs)
+		}
+		return nil, fmt.Errorf("shard %s is empty: -seed %d leaves fewer than %d seeds before the largest, %d", opts.shard, opts.seed, opts.shard.Index+1, uint64(math.MaxUint64))
+	}
 	return &opts, nil
+}
+
+// flagValue returns the value of the flag name of fs, of type T.
+func flagValue[T any](fs *flag.FlagSet, name string) T {
+	v, _ := fs.Lookup(name).Value.(flag.Getter).Get().(T)
+	return v
 }
 
 // anySet returns the first of names that was set, or "".

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
@@ -26,7 +27,7 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 	}
 	sc, ok := find(scenarios, f.Scenario)
 	if !ok {
-		fmt.Fprintf(stderr, "fuzzrun: finding file %s is for scenario %q, which this program does not have (it has: %s)\n", opts.replay, f.Scenario, names(scenarios))
+		fmt.Fprintf(stderr, "fuzzrun: finding file %s is for scenario %s, which this program does not have (it has: %s)\n", opts.replay, echo.Quote(f.Scenario), names(scenarios))
 		return ExitUsage
 	}
 	if err := f.fit(sc); err != nil {
@@ -64,7 +65,7 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 		return ExitUnexpected
 	}
 	if divergence != "" {
-		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: the replay left the recorded path: %s; the scenario or its controllers changed since the finding, or the file was edited; search its seed again with: %s\n", opts.replay, sc.Name, divergence, f.ReplaySeed)
+		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: the replay left the recorded path: %s; the scenario or its controllers changed since the finding, or the file was edited; search its seed again with: %s\n", opts.replay, sc.Name, divergence, echo.Clip(f.ReplaySeed, 1000))
 		return ExitUsage
 	}
 	if f.TraceSHA256 != "" && out.Cluster.Trace().Hash() != f.TraceSHA256 && !hung(out) {

@@ -127,6 +127,12 @@ func TestACorruptFindingFileExitsTwoSayingWhatIsWrong(t *testing.T) {
 		{"zero count", with("count", 0), "count 0"},
 		{"hang without timeout", strings.Replace(without("choices"), `"verdict":"goal-unmet"`, `"verdict":"hang"`, 1), "a hang needs its run_timeout_s"},
 		{"unknown scenario", with("scenario", "gone"), `is for scenario "gone", which this program does not have`},
+		// Strict all the way down (issue 37, item 9): inside schedule
+		// entries and transitions too.
+		{"unknown field in a fault", with("schedule", []map[string]any{{"at": 0, "kind": "restart", "controller": "replicaset-edge", "down": 1, "colour": "red"}}), `fault 0: (restart): unknown field "colour"`},
+		{"another kind's field in a fault", with("schedule", []map[string]any{{"at": 0, "kind": "restart", "controller": "replicaset-edge", "down": 1, "resource": "Pod"}}), `field "resource" does not apply to a restart fault`},
+		{"mistyped field in a fault", with("schedule", []map[string]any{{"at": 0, "kind": "restart", "controller": "replicaset-edge", "down": "1"}}), "fault 0: (restart): json: cannot unmarshal string"},
+		{"a transition's object value", with("transitions", []map[string]any{{"spec.replicas": map[string]any{"a": 1}}}), "transition 0: \"spec.replicas\": unsupported value"},
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
 		require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
@@ -140,6 +146,27 @@ func TestACorruptFindingFileExitsTwoSayingWhatIsWrong(t *testing.T) {
 	assert.Equal(t, fuzzrun.ExitUsage, code)
 	assert.Contains(t, stderr, "cannot read finding")
 	assert.Contains(t, stderr, "missing.json")
+
+	// A megabyte of a value an error names is echoed clipped: its first
+	// 80 bytes and its length (issue 37, item 9).
+	long := strings.Repeat("x", 1<<20)
+	for _, tc := range []struct{ name, content string }{
+		{"long scenario", with("scenario", long)},
+		{"long field", with(long, 1)},
+		{"long format", with("format", long)},
+		{"long strategy", with("strategy", long)},
+		{"long mix", with("faults", long)},
+		{"long kind", with("schedule", []map[string]any{{"at": 0, "kind": long}})},
+		{"long controller", with("schedule", []map[string]any{{"at": 0, "kind": "restart", "controller": long, "down": 1}})},
+		{"long number", strings.Replace(string(valid), `"steps": 9`, `"steps": 1`+strings.Repeat("0", 1<<20), 1)},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+		require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
+		code, _, stderr := run("-replay", path)
+		assert.Equal(t, fuzzrun.ExitUsage, code, tc.name)
+		assert.Less(t, len(stderr), 1000, "%s: %.300s", tc.name, stderr)
+		assert.Contains(t, stderr, "(1048", tc.name+": the length is given")
+	}
 }
 
 // fixedEdge is replicaset-edge with its bug fixed: the same scenario and

@@ -1,20 +1,32 @@
 package fuzzrun
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
 // store keeps a campaign's findings, one per bug, and with a directory
-// writes each to its own file the moment it is confirmed. A finding seen
-// again counts up, and replaces the stored one if its seed is smaller; the
-// file is rewritten atomically either way.
+// writes each to its own file the moment it is confirmed, its timeline
+// page beside it. A finding seen again counts up, and replaces the stored
+// one if its seed is smaller, or its seed the same and its row listed
+// earlier; the file is rewritten atomically either way.
 type store struct {
 	// dir is the -out directory; empty keeps findings in memory only.
 	dir   string
 	byKey map[string]*stored
+	// rank is each row's place in the campaign's row order, by rowKey.
+	rank map[string]int
+	// rows are the campaign's rows, whose scenarios replay findings for
+	// their pages.
+	rows []Row
+	// write writes a file atomically: writeAtomic, but for tests that
+	// fail a write.
+	write func(path string, data []byte) error
 }
 
 type stored struct {
@@ -22,16 +34,33 @@ type stored struct {
 	path string
 }
 
-// openStore opens the findings directory, creating it, removing temporary
-// files a killed campaign left behind, and taking up the findings already
-// there so that their counts continue.
-func openStore(dir string) (*store, []string, error) {
-	s := &store{dir: dir, byKey: map[string]*stored{}}
+// rowKey identifies a finding's row: its scenario and fault mix.
+func rowKey(scenario, faults string) string { return scenario + "\n" + faults }
+
+// openStore opens the findings directory of a campaign over rows,
+// creating it and checking that a file can be written there, removing
+// temporary files a killed campaign left behind, and taking up the
+// findings already there so that their counts continue.
+func openStore(dir string, rows []Row) (*store, []string, error) {
+	s := &store{dir: dir, byKey: map[string]*stored{}, rank: map[string]int{}, rows: rows, write: writeAtomic}
+	for i, r := range rows {
+		if _, dup := s.rank[rowKey(r.Scenario.Name, r.Mix.String())]; !dup {
+			s.rank[rowKey(r.Scenario.Name, r.Mix.String())] = i
+		}
+	}
 	if dir == "" {
 		return s, nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("-out: %w", err)
+	}
+	// A directory that cannot take a file is found now, not at the first
+	// finding (docs/ci.md).
+	if err := s.write(filepath.Join(dir, tempPrefix+"probe"), nil); err != nil {
+		return nil, nil, fmt.Errorf("-out %s: cannot write a file there: %w", dir, err)
+	}
+	if err := os.Remove(filepath.Join(dir, tempPrefix+"probe")); err != nil {
+		return nil, nil, fmt.Errorf("-out %s: cannot remove a file there: %w", dir, err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -59,19 +88,44 @@ func openStore(dir string) (*store, []string, error) {
 	return s, warnings, nil
 }
 
+// before reports whether f is to be kept rather than g, of two findings
+// of one bug: the smaller seed, and of one seed the row listed first, so
+// that the file does not depend on which worker reported first: the same
+// campaign writes the same files. A row not in the campaign (a finding an
+// earlier campaign left) comes last.
+func (s *store) before(f, g *Finding) bool {
+	if f.Seed != g.Seed {
+		return f.Seed < g.Seed
+	}
+	return s.rankOf(f) < s.rankOf(g)
+}
+
+func (s *store) rankOf(f *Finding) int {
+	if i, ok := s.rank[rowKey(f.Scenario, f.Faults)]; ok {
+		return i
+	}
+	return math.MaxInt
+}
+
 // add records a finding. It returns the stored one (with its count and
-// path) and whether it is new; with a directory its file is written
-// atomically before add returns.
+// path) and whether it is new; with a directory its file, and its
+// timeline page when it is new or replaces the stored one, are written
+// before add returns. A finding's page always agrees with its file: the
+// old page is removed before a new file is written, and the new page
+// written after it, so a failure or a kill in between leaves a file
+// without a page, never beside another finding's page.
+//
+// A finding whose file or page cannot be written is kept in memory all
+// the same; the error says what failed.
 func (s *store) add(f *Finding) (*stored, bool, error) {
 	st, seen := s.byKey[f.key()]
+	replaced := !seen
 	switch {
-	case seen && f.Seed < st.f.Seed:
-		// Keep the smallest seed of a bug, so that the file does not
-		// depend on which worker reported first: the same campaign
-		// writes the same files.
+	case seen && s.before(f, st.f):
 		f.Count = st.f.Count + 1
 		f.Replay = st.f.Replay
 		st.f = f
+		replaced = true
 	case seen:
 		st.f.Count++
 	default:
@@ -89,7 +143,35 @@ func (s *store) add(f *Finding) (*stored, bool, error) {
 	if err != nil {
 		return st, !seen, err
 	}
-	return st, !seen, writeAtomic(st.path, data)
+	if !replaced {
+		return st, !seen, s.write(st.path, data)
+	}
+	page := timelinePath(st.path)
+	if err := os.Remove(page); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return st, !seen, fmt.Errorf("removing the old timeline page: %w", err)
+	}
+	if err := s.write(st.path, data); err != nil {
+		return st, !seen, err
+	}
+	return st, !seen, s.writePage(page, st.f)
+}
+
+// writePage writes the timeline page of f to path, replaying it in its
+// row's scenario; a lost run has no page.
+func (s *store) writePage(path string, f *Finding) error {
+	if f.Lost() {
+		return nil
+	}
+	for _, r := range s.rows {
+		if r.Scenario.Name == f.Scenario {
+			data, err := findingTimeline(f, r.Scenario)
+			if err != nil {
+				return fmt.Errorf("the timeline page %s: %w", path, err)
+			}
+			return s.write(path, data)
+		}
+	}
+	return nil
 }
 
 // tempPrefix starts the names of files being written.

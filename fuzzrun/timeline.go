@@ -22,21 +22,21 @@ func findingTitle(f *Finding) string {
 	return fmt.Sprintf("scenario %s, faults %s, seed %d", f.Scenario, f.Faults, f.Seed)
 }
 
-// writeFindingTimeline replays a finding from its schedule and choices and
-// writes its timeline page atomically to path.
-func writeFindingTimeline(path string, f *Finding, sc properties.Scenario) error {
+// findingTimeline replays a finding from its schedule and choices and
+// renders its timeline page.
+func findingTimeline(f *Finding, sc properties.Scenario) ([]byte, error) {
 	out, diverged, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{Inputs: f.Transitions})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if diverged {
-		return fmt.Errorf("the replay of the finding left its recorded path")
+		return nil, fmt.Errorf("the replay of the finding left its recorded path")
 	}
 	var b bytes.Buffer
 	if err := timeline.Write(&b, out.Timeline(findingTitle(f), f.Replay)); err != nil {
-		return err
+		return nil, err
 	}
-	return writeAtomic(path, b.Bytes())
+	return b.Bytes(), nil
 }
 
 // writeReplayTimeline writes a replay's timeline page to path (-html) and

@@ -44,6 +44,11 @@ const MaxExploreInputs = 8
 // 600 MB), which an exploration reaches in about ten minutes on one core.
 const DefaultExploreMaxStates = 1 << 24
 
+// MaxExploreMaxStates bounds ExploreOptions.MaxStates: sixteen times the
+// default, about 56 GB of recorded states, more than any machine an
+// exploration runs on should give its cache.
+const MaxExploreMaxStates = 1 << 28
+
 // ExploreOptions configures Explore.
 type ExploreOptions struct {
 	// Depth is D, the number of decisions explored: every choice the run
@@ -292,8 +297,8 @@ func (o ExploreOptions) validate() error {
 	if o.Inputs < 0 || o.Inputs > MaxExploreInputs {
 		errs = append(errs, fmt.Errorf("explore inputs %d: must be in [0, %d]", o.Inputs, MaxExploreInputs))
 	}
-	if o.MaxStates < 0 {
-		errs = append(errs, fmt.Errorf("explore max states %d: must not be negative (0: %d)", o.MaxStates, DefaultExploreMaxStates))
+	if o.MaxStates < 0 || o.MaxStates > MaxExploreMaxStates {
+		errs = append(errs, fmt.Errorf("explore max states %d: must be in [0, %d] (0: %d)", o.MaxStates, MaxExploreMaxStates, DefaultExploreMaxStates))
 	}
 	if o.Budget < 0 {
 		errs = append(errs, fmt.Errorf("explore budget %v: must not be negative", o.Budget))

@@ -181,7 +181,8 @@ func TestExploreRejectsBadOptions(t *testing.T) {
 		{properties.ExploreOptions{Depth: 65}, "explore depth 65"},
 		{properties.ExploreOptions{Depth: 2, Faults: -1}, "explore faults -1: must be in [0, 4]"},
 		{properties.ExploreOptions{Depth: 2, Budget: -1}, "explore budget -1ns"},
-		{properties.ExploreOptions{Depth: 2, MaxStates: -1}, "explore max states -1: must not be negative"},
+		{properties.ExploreOptions{Depth: 2, MaxStates: -1}, "explore max states -1: must be in [0, 268435456]"},
+		{properties.ExploreOptions{Depth: 2, MaxStates: properties.MaxExploreMaxStates + 1}, "explore max states 268435457: must be in [0, 268435456]"},
 	} {
 		_, err := properties.Explore(sc, dropOnly, tc.opts)
 		require.Error(t, err)

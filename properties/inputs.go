@@ -8,6 +8,7 @@ import (
 	"hash"
 	"strings"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 	"pgregory.net/rapid"
 )
@@ -126,13 +127,13 @@ func (ts *Transitions) UnmarshalJSON(data []byte) error {
 			case json.Number:
 				n, err := v.Int64()
 				if err != nil {
-					return fmt.Errorf("transition %d: %s: %v is not an integer", i, p, v)
+					return fmt.Errorf("transition %d: %s: %s is not an integer", i, echo.Quote(p), echo.Clip(v.String(), echo.Max))
 				}
 				vals[p] = n
 			case string, bool:
 				vals[p] = v
 			default:
-				return fmt.Errorf("transition %d: %s: unsupported value %v (integers, strings and booleans only)", i, p, v)
+				return fmt.Errorf("transition %d: %s: unsupported value %s (integers, strings and booleans only)", i, echo.Quote(p), echo.Clip(fmt.Sprint(v), echo.Max))
 			}
 		}
 		out = append(out, model.NewFields(vals))

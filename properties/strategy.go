@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
 	"pgregory.net/rapid"
 )
@@ -81,7 +82,7 @@ func (s Strategy) Validate() error {
 		}
 		return checkDeviations("exhaustive deviations", s.Deviations, s.Depth)
 	default:
-		return fmt.Errorf("unknown strategy %q (known: %s, %s, %s)", s.Name, StrategyRandom, StrategyPCT, StrategyExhaustive)
+		return fmt.Errorf("unknown strategy %s (known: %s, %s, %s)", echo.Quote(s.Name), StrategyRandom, StrategyPCT, StrategyExhaustive)
 	}
 	return nil
 }

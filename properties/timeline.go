@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
@@ -14,6 +15,10 @@ import (
 // TimelineDirEnv names the environment variable that, when set, is the
 // directory where Check writes the timeline page of a failing test.
 const TimelineDirEnv = "CONVERGE_TIMELINE_DIR"
+
+// TimelineEnv names the environment variable that turns the pages of
+// failing tests off: CONVERGE_TIMELINE=off. Unset or "on" writes them.
+const TimelineEnv = "CONVERGE_TIMELINE"
 
 // Timeline returns the outcome as a timeline page's run, under title and
 // with the command that replays it.
@@ -55,12 +60,32 @@ func (cx *Counterexample) Timeline(sc Scenario) (timeline.Run, error) {
 	return out.Timeline(title, cx.Replay), nil
 }
 
-// writeTestTimeline writes the page of a test's minimal failing run, into
-// $CONVERGE_TIMELINE_DIR or else a fresh directory under the system's
-// temporary directory (the test's own t.TempDir is removed when the test
-// ends, and the page would go with it), and logs its path.
+// testPages is where the failing tests of this test binary write their
+// pages: one directory, made at the first failure and named in its log,
+// so that a run with many failures leaves one directory, not one each.
+var testPages struct {
+	mu  sync.Mutex
+	dir string
+	// used counts the pages of each name written in this run: a test
+	// that fails twice (two Checks) writes name.html, then name-2.html.
+	used map[string]int
+}
+
+// writeTestTimeline writes the page of a test's minimal failing run and
+// logs its path, unless $CONVERGE_TIMELINE is off. The page goes into
+// $CONVERGE_TIMELINE_DIR, or else a directory under the system's
+// temporary directory that the whole test binary shares (the test's own
+// t.TempDir is removed when the test ends, and the page would go with
+// it).
 func writeTestTimeline(t *testing.T, sc Scenario, mix faults.Mix, out *Outcome, replay string) {
 	t.Helper()
+	switch v := os.Getenv(TimelineEnv); v {
+	case "off":
+		return
+	case "", "on":
+	default:
+		t.Logf("converge: %s=%q: want on or off; writing the page", TimelineEnv, v)
+	}
 	name := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
@@ -68,22 +93,46 @@ func writeTestTimeline(t *testing.T, sc Scenario, mix faults.Mix, out *Outcome, 
 		}
 		return '_'
 	}, t.Name())
-	dir := os.Getenv(TimelineDirEnv)
-	var err error
-	if dir == "" {
-		dir, err = os.MkdirTemp("", "converge-timeline-")
-	} else {
-		err = os.MkdirAll(dir, 0o755)
-	}
+	path, first, err := testPagePath(name)
 	if err != nil {
 		t.Logf("converge: cannot write the timeline page: %v", err)
 		return
 	}
-	path := filepath.Join(dir, name+".html")
 	title := fmt.Sprintf("%s: scenario %s, faults %s", t.Name(), sc.Name, mix)
 	if err := timeline.WriteFile(path, out.Timeline(title, replay)); err != nil {
 		t.Logf("converge: cannot write the timeline page: %v", err)
 		return
 	}
+	if first {
+		t.Logf("timeline of the failing run: %s (the pages of every failing test of this run go to %s; %s=off writes none)", path, filepath.Dir(path), TimelineEnv)
+		return
+	}
 	t.Logf("timeline of the failing run: %s", path)
+}
+
+// testPagePath returns the path of the next page named name, making the
+// run's directory at the first call, and whether this is the run's first
+// page.
+func testPagePath(name string) (string, bool, error) {
+	testPages.mu.Lock()
+	defer testPages.mu.Unlock()
+	first := testPages.dir == ""
+	if first {
+		dir := os.Getenv(TimelineDirEnv)
+		var err error
+		if dir == "" {
+			dir, err = os.MkdirTemp("", "converge-timeline-")
+		} else {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			return "", false, err
+		}
+		testPages.dir, testPages.used = dir, map[string]int{}
+	}
+	testPages.used[name]++
+	if n := testPages.used[name]; n > 1 {
+		name = fmt.Sprintf("%s-%d", name, n)
+	}
+	return filepath.Join(testPages.dir, name+".html"), first, nil
 }

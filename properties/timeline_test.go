@@ -51,14 +51,58 @@ func TestCheckWritesTimelineToTempDirByDefault(t *testing.T) {
 	assertFailingPage(t, path)
 }
 
+// TestFailingTestsShareOneTimelineDirectory: the pages of all the
+// failing tests of one test binary run go into one directory, made at the
+// first failure and named in its log (issue 37, item 13: 26 directories
+// after one benchmark run). The same test failing twice (-test.count=2)
+// writes two pages.
+func TestFailingTestsShareOneTimelineDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	out := failingCheckOutput(t, []string{"-test.count=2"}, "TMPDIR="+tmp)
+	dirs, err := filepath.Glob(filepath.Join(tmp, "converge-timeline-*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 1, "one directory for the run")
+	pages := regexp.MustCompile(`timeline of the failing run: (\S+\.html)`).FindAllStringSubmatch(out, -1)
+	require.Len(t, pages, 2, out)
+	assert.Equal(t, filepath.Join(dirs[0], "TestFailingCheckHelper.html"), pages[0][1])
+	assert.Equal(t, filepath.Join(dirs[0], "TestFailingCheckHelper-2.html"), pages[1][1])
+	for _, p := range pages {
+		assertFailingPage(t, p[1])
+	}
+	assert.Equal(t, 1, strings.Count(out, "the pages of every failing test of this run go to "+dirs[0]), "the first failure names the directory, once")
+}
+
+// TestTimelinePagesTurnOff: CONVERGE_TIMELINE=off writes no page and makes
+// no directory; the test fails with its report all the same.
+func TestTimelinePagesTurnOff(t *testing.T) {
+	tmp := t.TempDir()
+	out := failingCheckOutput(t, nil, "TMPDIR="+tmp, properties.TimelineEnv+"=off")
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+	assert.NotContains(t, out, "timeline of the failing run")
+	assert.Contains(t, out, "converges violated (goal-unmet)")
+}
+
 // runFailingCheck runs TestFailingCheckHelper in a subprocess, with env
 // added to an environment without $CONVERGE_TIMELINE_DIR, and returns the
 // path of the page it printed.
 func runFailingCheck(t *testing.T, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFailingCheckHelper$", "-test.v", "-rapid.nofailfile", "-rapid.seed=3")
+	out := failingCheckOutput(t, nil, env...)
+	m := regexp.MustCompile(`timeline of the failing run: (\S+\.html)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "the failing test prints the page's path:\n%s", out)
+	return m[1]
+}
+
+// failingCheckOutput runs TestFailingCheckHelper in a subprocess with
+// args, and env added to an environment without the timeline variables,
+// and returns its output.
+func failingCheckOutput(t *testing.T, args []string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFailingCheckHelper$", "-test.v", "-rapid.nofailfile", "-rapid.seed=3"}, args...)...)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, properties.TimelineDirEnv+"=") {
+		if !strings.HasPrefix(kv, properties.TimelineDirEnv+"=") && !strings.HasPrefix(kv, properties.TimelineEnv+"=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -66,9 +110,7 @@ func runFailingCheck(t *testing.T, env ...string) string {
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "the helper test fails:\n%s", out)
-	m := regexp.MustCompile(`timeline of the failing run: (\S+\.html)`).FindSubmatch(out)
-	require.NotNil(t, m, "the failing test prints the page's path:\n%s", out)
-	return string(m[1])
+	return string(out)
 }
 
 // assertFailingPage checks that the page at path, written after the test
