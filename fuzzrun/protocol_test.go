@@ -182,7 +182,7 @@ func TestAWorkerThatBreaksTheProtocolIsANamedError(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, line, "stderr:\n%.2000s", stderr)
-	assert.Regexp(t, `^fuzzrun: worker \d+ \(pid \d+\) broke the protocol: it wrote a line of 1048597 bytes that is not a result: "this is not a result xxx+"…: `, line)
+	assert.Regexp(t, `^fuzzrun: worker \d+ \(pid \d+\) broke the protocol: it wrote a line of 1048597 bytes that is not a result: "this is not a result xxx+…" \(1048597 bytes\): `, line)
 	assert.Less(t, len(line), 400, "what was read is truncated")
 	assert.Contains(t, out, "stopped early: worker ")
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/properties"
 )
 
@@ -52,9 +53,6 @@ const (
 	// maxResultLine bounds a result line: a finding is at most
 	// MaxFindingSize as an indented file, and a line holds one.
 	maxResultLine = MaxFindingSize + 1<<16
-	// echoLimit bounds how much of a line that broke the protocol an
-	// error quotes.
-	echoLimit = 120
 )
 
 // ready is a worker's first line.
@@ -296,14 +294,14 @@ func (w *procWorker) decode(line []byte, what string, v any, check func() error)
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("worker %d (pid %d) %w: it wrote a line of %d bytes that is not a %s: %s: %v", w.id, w.cmd.Process.Pid, errBrokenProtocol, len(line), what, echo(line), err)
+	return fmt.Errorf("worker %d (pid %d) %w: it wrote a line of %d bytes that is not a %s: %s: %v", w.id, w.cmd.Process.Pid, errBrokenProtocol, len(line), what, echo.Quote(string(line)), err)
 }
 
 // readLine reads a line of results; a line too long broke the protocol.
 func (w *procWorker) readLine(r *bufio.Reader) ([]byte, error) {
 	line, err := readLine(r)
 	if errors.Is(err, errLineTooLong) {
-		return nil, fmt.Errorf("worker %d (pid %d) %w: it wrote a line longer than %d bytes: %s", w.id, w.cmd.Process.Pid, errBrokenProtocol, maxResultLine, echo(line))
+		return nil, fmt.Errorf("worker %d (pid %d) %w: it wrote a line longer than %d bytes: %s", w.id, w.cmd.Process.Pid, errBrokenProtocol, maxResultLine, echo.Quote(string(line)))
 	}
 	return line, err
 }
@@ -330,14 +328,6 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// echo quotes the start of a line, at most echoLimit bytes of it.
-func echo(line []byte) string {
-	if len(line) <= echoLimit {
-		return strconv.Quote(string(line))
-	}
-	return strconv.Quote(strings.ToValidUTF8(string(line[:echoLimit]), "")) + "…"
 }
 
 // exitError describes how a worker ended, once it has been waited for.

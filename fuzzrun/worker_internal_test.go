@@ -30,11 +30,3 @@ func TestReadLineBoundsALine(t *testing.T) {
 	assert.LessOrEqual(t, len(line), maxResultLine)
 	assert.True(t, strings.HasPrefix(string(line), "zzz"))
 }
-
-// TestEchoQuotesTheStartOfALine: an error quotes at most echoLimit bytes
-// of a line, valid UTF-8 even where the cut falls inside a character.
-func TestEchoQuotesTheStartOfALine(t *testing.T) {
-	assert.Equal(t, `"short\n"`, echo([]byte("short\n")))
-	long := strings.Repeat("a", echoLimit-1) + "é and more"
-	assert.Equal(t, `"`+strings.Repeat("a", echoLimit-1)+`"…`, echo([]byte(long)))
-}
