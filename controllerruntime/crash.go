@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/converge-sim/converge/model"
+	"github.com/go-logr/logr"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
@@ -26,4 +27,37 @@ func init() {
 			h(ctx, r)
 		}
 	}}
+}
+
+// controller-runtime's own Reconcile logs every panic that passes it,
+// "Observed a panic in reconciler: <value>", before it panics again (with
+// RecoverPanic off, as the model runs it). quietUnwinds keeps the line of
+// the model's crash of the controller out of the reconcile's logger;
+// other panics are logged as before.
+func quietUnwinds(l logr.Logger, controller string) logr.Logger {
+	if l.GetSink() == nil {
+		return l
+	}
+	return l.WithSink(unwindFilter{LogSink: l.GetSink(), line: "Observed a panic in reconciler: fault: " + controller + " crashed mid-reconcile"})
+}
+
+// unwindFilter drops one line, the model's crash of the controller
+// (model's crashSignal as controller-runtime prints it).
+type unwindFilter struct {
+	logr.LogSink
+	line string
+}
+
+func (f unwindFilter) Info(level int, msg string, kv ...any) {
+	if msg != f.line {
+		f.LogSink.Info(level, msg, kv...)
+	}
+}
+
+func (f unwindFilter) WithValues(kv ...any) logr.LogSink {
+	return unwindFilter{LogSink: f.LogSink.WithValues(kv...), line: f.line}
+}
+
+func (f unwindFilter) WithName(name string) logr.LogSink {
+	return unwindFilter{LogSink: f.LogSink.WithName(name), line: f.line}
 }

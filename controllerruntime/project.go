@@ -202,6 +202,7 @@ func (a *projectAdapter) Reconcile(req model.Request) (model.Result, error) {
 	if a.c.logFor != nil {
 		ctx = log.IntoContext(ctx, a.c.logFor(&r))
 	}
+	ctx = log.IntoContext(ctx, quietUnwinds(log.FromContext(ctx), a.c.name))
 	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv, before: func() { a.m.clock.sync(a.m.cluster) }, waiter: a.c.pm.waiter, random: a.m.random}).Reconcile(req)
 }
 

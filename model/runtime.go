@@ -334,6 +334,8 @@ func IsUnwind(r any) bool {
 	return false
 }
 
+// String is the crash as a panic handler prints it; the controllerruntime
+// module's crash.go matches it in controller-runtime's log line.
 func (s crashSignal) String() string {
 	return fmt.Sprintf("fault: %s crashed mid-reconcile", s.controller)
 }
