@@ -103,7 +103,7 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		For:          probe.sources[0].kind,
 		ResyncPeriod: m.conv.Ticks(m.opts.SyncPeriod),
 		Backoff:      m.opts.Backoff,
-		Platform:     IsPlatform(reconcilerOf(probe.ctrl)),
+		Platform:     isPlatform(reconcilerOf(probe.ctrl)),
 	}
 	// The primary kind is For's: the first watch that enqueues the
 	// object's own key, else the first watch.

@@ -25,6 +25,6 @@ import (
 func StatefulSets(m *crt.Manager, opts statefulset.Options) error {
 	statefulset.Install(m.Cluster())
 	spec := statefulset.Controller(opts)
-	spec.Platform = true // faults leave it alone by default (crt.IsPlatform)
+	spec.Platform = true // the platform's: faults leave it alone by default
 	return m.Cluster().AddController(spec)
 }

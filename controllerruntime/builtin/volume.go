@@ -18,6 +18,6 @@ import (
 func Volumes(m *crt.Manager, opts volume.Options) error {
 	volume.Install(m.Cluster())
 	spec := volume.Controller(opts)
-	spec.Platform = true // faults leave it alone by default (crt.IsPlatform)
+	spec.Platform = true // the platform's: faults leave it alone by default
 	return m.Cluster().AddController(spec)
 }
