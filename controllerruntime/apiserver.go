@@ -110,7 +110,15 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 			s.SetGenerationRule(v.GVK.Kind, model.GenerationAnyChange)
 		}
 	}
-	s.AddAdmission(crds.Admission(e.conv, opts))
+	// The admission follows the converter a manager's pins replace
+	// (pin.go).
+	admit, admitConv := crds.Admission(e.conv, opts), e.conv
+	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		if admitConv != e.conv {
+			admit, admitConv = crds.Admission(e.conv, opts), e.conv
+		}
+		return admit(caller, verb, old, obj)
+	})
 	if opts.AllowUndefined {
 		return
 	}

@@ -77,6 +77,9 @@ var MatchEveryOwner Option = matchEveryOwner{}
 func NewControllerManagedBy(m *Manager) *Builder { return &Builder{m: m} }
 
 func (b *Builder) add(obj client.Object, h handler.EventHandler, opts []Option) *source {
+	if _, err := b.m.pin(obj); err != nil {
+		b.errs = append(b.errs, err)
+	}
 	kind, err := b.m.kind(obj)
 	if err != nil {
 		b.errs = append(b.errs, err)
@@ -195,7 +198,7 @@ func (b *Builder) Complete(newReconciler func(c client.Client) reconcile.Reconci
 		wt := newWaiter(mc, b.m.conv, m.clock.bubble)
 		cl := &modelClient{env: b.m.env, cache: peekReader{mc, wt}, live: liveReader{live, wt}, w: waitingWriter{mc, wt}, name: name}
 		r := newReconciler(cl)
-		return declaring(&adapter{ctx: ctx, r: r, conv: b.m.conv, before: syncClock, waiter: wt}, r)
+		return declaring(&adapter{ctx: ctx, r: r, conv: b.m.conv, before: syncClock, waiter: wt, random: b.m.random}, r)
 	}
 	if g := b.goal; g != nil {
 		e := b.m.env

@@ -26,6 +26,9 @@ type env struct {
 	// versions, when set, memoizes by stored version instead: for
 	// readers of the API server's own stored objects (goals, invariants).
 	versions *versionMemo
+	// pin, when set, pins the group of a watched typed object's kind
+	// (Manager.pin) and returns the converter to use from then on.
+	pin func(...runtime.Object) (*convert.Converter, error)
 }
 
 func newEnv(conv *convert.Converter, clusterScoped map[string]bool) *env {
@@ -75,6 +78,8 @@ type Manager struct {
 	cluster *model.Cluster
 	opts    ManagerOptions
 	clock   *virtualClock
+	// random is the run's crypto/rand stream (cryptorand.go).
+	random *runRandom
 }
 
 // NewManager returns a manager for controllers of cluster c whose objects
@@ -84,6 +89,14 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 		return nil, fmt.Errorf("negative SyncPeriod %v", opts.SyncPeriod)
 	}
 	scoped := map[string]bool{}
+	objs := make([]runtime.Object, len(opts.ClusterScoped))
+	for i, obj := range opts.ClusterScoped {
+		objs[i] = obj
+	}
+	conv, err := conv.Pin(objs...)
+	if err != nil {
+		return nil, err
+	}
 	for _, obj := range opts.ClusterScoped {
 		kind, err := conv.Kind(obj)
 		if err != nil {
@@ -97,7 +110,7 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	e := newEnv(conv, scoped)
 	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
 	e.memo = memo{}
-	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd)}, nil
+	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd), random: &runRandom{c: c}}, nil
 }
 
 // Cluster returns the model cluster.
@@ -126,6 +139,11 @@ func (m *Manager) IndexField(_ context.Context, obj client.Object, field string,
 // written too.
 func (m *Manager) Apply(objs ...client.Object) error {
 	mos := make([]*model.Object, len(objs))
+	for _, obj := range objs {
+		if _, err := m.pin(obj); err != nil {
+			return err
+		}
+	}
 	for i, obj := range objs {
 		mo, err := m.conv.ToModel(obj)
 		if err != nil {

@@ -77,6 +77,9 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 	}
 	var reads []string
 	for _, obj := range opts.Reads {
+		if _, err := m.pin(obj); err != nil {
+			return fmt.Errorf("SetupOptions.Reads: %w", err)
+		}
 		kind, err := m.conv.Kind(obj)
 		if err != nil {
 			return fmt.Errorf("SetupOptions.Reads: %w", err)
@@ -100,6 +103,7 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 		For:          probe.sources[0].kind,
 		ResyncPeriod: m.conv.Ticks(m.opts.SyncPeriod),
 		Backoff:      m.opts.Backoff,
+		Platform:     isPlatform(reconcilerOf(probe.ctrl)),
 	}
 	// The primary kind is For's: the first watch that enqueues the
 	// object's own key, else the first watch.
@@ -198,7 +202,8 @@ func (a *projectAdapter) Reconcile(req model.Request) (model.Result, error) {
 	if a.c.logFor != nil {
 		ctx = log.IntoContext(ctx, a.c.logFor(&r))
 	}
-	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv, before: func() { a.m.clock.sync(a.m.cluster) }, waiter: a.c.pm.waiter}).Reconcile(req)
+	ctx = log.IntoContext(ctx, quietUnwinds(log.FromContext(ctx), a.c.name))
+	return (&adapter{ctx: ctx, r: a.c.ctrl, conv: a.m.conv, before: func() { a.m.clock.sync(a.m.cluster) }, waiter: a.c.pm.waiter, random: a.m.random}).Reconcile(req)
 }
 
 // projectManager is the manager.Manager a setup function gets, one per run
@@ -228,7 +233,7 @@ var _ manager.Manager = (*projectManager)(nil)
 // manager's API server (served kinds, status subresources, managed
 // fields, rejections).
 func (m *Manager) newProjectManager(mc model.Client, name string) *projectManager {
-	e := &env{conv: m.conv, mapper: m.mapper, apiServer: m.apiServer, indexes: map[indexKey]map[string]client.IndexerFunc{}, memo: m.memo}
+	e := &env{conv: m.conv, mapper: m.mapper, apiServer: m.apiServer, indexes: map[indexKey]map[string]client.IndexerFunc{}, memo: m.memo, pin: m.pin}
 	pm := &projectManager{m: m, env: e, webhook: &webhookServer{}}
 	var r reader = unbound{}
 	var w writer = unbound{}

@@ -33,6 +33,9 @@ type adapter struct {
 	// waiter, if set, lets the time the reconcile waits pass in the model
 	// (wait.go).
 	waiter *waiter
+	// random, if set, serves the reconcile's crypto/rand reads
+	// (cryptorand.go).
+	random *runRandom
 }
 
 // withMemory is a model reconciler whose user reconciler declares its
@@ -63,6 +66,9 @@ func declaring(r model.Reconciler, user any) model.Reconciler {
 func (a *adapter) Reconcile(req model.Request) (model.Result, error) {
 	if a.before != nil {
 		a.before()
+	}
+	if a.random != nil {
+		defer dispatcher.bind(a.random)()
 	}
 	if a.waiter != nil {
 		a.waiter.begin()

@@ -174,6 +174,13 @@ func (e *env) kindOf(src crsource.TypedSource[reconcile.Request]) (*kindSource, 
 		obj = full.(client.Object)
 		ks.gvkOnly = true
 	}
+	if e.pin != nil {
+		conv, err := e.pin(obj)
+		if err != nil {
+			return nil, fmt.Errorf("watch of %T: %w", obj, err)
+		}
+		e.conv = conv
+	}
 	kind, err := e.conv.Kind(obj)
 	if err != nil {
 		return nil, fmt.Errorf("watch of %T: %w", obj, err)

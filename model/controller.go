@@ -136,6 +136,13 @@ type Controller struct {
 	// Converges requires it to report nothing at the fixed point.
 	Goal func(s State) []Unmet
 
+	// Platform marks a controller that stands in for the platform under
+	// a project (Kubernetes' own Deployment and Job controllers, the
+	// kubelet) rather than a controller under test: faults aimed at
+	// controllers leave it alone unless the scenario opts in
+	// (properties.Scenario.FaultPlatform, or FaultTargets naming it).
+	Platform bool
+
 	_ struct{}
 }
 

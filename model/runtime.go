@@ -320,6 +320,22 @@ func (ctl *controller) wrote() {
 // middle of its work; guard turns it into a crash, not a finding.
 type crashSignal struct{ controller string }
 
+// IsUnwind reports whether a value recovered from a panic in a
+// controller's code is the model unwinding that code: a crash a fault
+// injected mid-reconcile, or the run's source of choices ending the run.
+// Neither is a panic of the code itself; code that logs the panics it
+// sees on their way up (apimachinery's HandleCrash) can stay quiet about
+// them.
+func IsUnwind(r any) bool {
+	switch r.(type) {
+	case crashSignal, sourcePanic:
+		return true
+	}
+	return false
+}
+
+// String is the crash as a panic handler prints it; the controllerruntime
+// module's crash.go matches it in controller-runtime's log line.
 func (s crashSignal) String() string {
 	return fmt.Sprintf("fault: %s crashed mid-reconcile", s.controller)
 }

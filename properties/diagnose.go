@@ -63,10 +63,12 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 			add(line)
 		}
 		add(lastSeen(c, u.Controller, u.Object))
+		// A drop to another controller (the Deployment controller under
+		// an operator's Deployment) is named with that controller.
 		for _, d := range c.Faults().Dropped() {
-			if d.Controller == u.Controller && concerns(d.Event.Object, d.Event.Object.Ref(), u.Object) {
+			if concerns(d.Event.Object, d.Event.Object.Ref(), u.Object) {
 				add(fmt.Sprintf("%s never saw %s at t=%d (step %d): a fault dropped the notification; its cache has the change, its handlers were not told",
-					u.Controller, d.Event, d.At, d.Step))
+					d.Controller, d.Event, d.At, d.Step))
 			}
 		}
 		add(lastFiltered(c, u.Controller, u.Object))
@@ -84,8 +86,10 @@ func diagnoseUnmet(c *model.Cluster, sched faults.Schedule, unmet []model.GoalUn
 }
 
 // lastFailure reports the first failed call of the controller's last
-// reconcile of the object, if that reconcile failed: the eviction a budget
-// refused, the conflict it kept hitting.
+// reconcile of the object: the eviction a budget refused, the conflict it
+// kept hitting. A reconcile that returned no error after the call failed
+// went on without it, as a reconciler does with client.IgnoreNotFound:
+// the call is reported as ignored, not as the reconcile's failure.
 func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 	recs := c.Trace().Records
 	for i := len(recs) - 1; i >= 0; i-- {
@@ -95,12 +99,21 @@ func lastFailure(c *model.Cluster, controller string, target model.Ref) string {
 		}
 		for _, n := range r.Notes {
 			if n.Kind == model.NoteFailed || n.Kind == model.NoteInjected {
+				if !reconcileFailed(r) {
+					return fmt.Sprintf("a call of its last reconcile (t=%d, step %d) failed, and the reconciler went on (ignored it): %s", r.Time, r.Step, n)
+				}
 				return fmt.Sprintf("its last reconcile (t=%d, step %d) failed: %s", r.Time, r.Step, n)
 			}
 		}
 		return ""
 	}
 	return ""
+}
+
+// reconcileFailed reports whether a reconcile returned an error or
+// panicked.
+func reconcileFailed(r *model.Record) bool {
+	return slices.ContainsFunc(r.Notes, func(n model.Note) bool { return n.Kind == model.NoteError || n.Kind == model.NotePanic })
 }
 
 // lastReturned says what the controller's last reconcile of the object

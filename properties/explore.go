@@ -1080,6 +1080,9 @@ func (x *exploreChooser) Choose(n int, label string) int {
 		x.afterFault = x.e.stats != nil && len(x.log) >= len(x.prefix)
 		return x.decide(n, true, false, nil)
 	}
+	if label == model.SeedLabel {
+		return x.decide(n, false, false, nil) // logged for replay, never branched on
+	}
 	explore := x.counted < x.bound
 	x.counted++
 	return x.decide(n, explore, true, nil)

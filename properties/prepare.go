@@ -69,10 +69,21 @@ func Prepare(sc Scenario, mix faults.Mix) (*Prepared, error) {
 
 // topologyOf is what faults may strike in the scenario's cluster c: its
 // controllers, or those of them it names in FaultTargets, and its edits
-// and rivals.
+// and rivals. Without FaultTargets, the platform's controllers are left
+// out unless the scenario opts in or has no other controller.
 func topologyOf(sc Scenario, c *model.Cluster) (faults.Topology, error) {
 	topo := faults.TopologyOf(c, sc.Edits, sc.Rivals)
 	if len(sc.FaultTargets) == 0 {
+		if sc.FaultPlatform {
+			return topo, nil
+		}
+		own := slices.DeleteFunc(slices.Clone(topo.Targets), func(t faults.Target) bool {
+			spec, _ := c.Spec(t.Controller)
+			return spec.Platform
+		})
+		if len(own) > 0 {
+			topo.Targets = own
+		}
 		return topo, nil
 	}
 	var aimed []faults.Target

@@ -119,6 +119,9 @@ func reconcileStory(r *model.Record) string {
 	if len(failed) == 0 {
 		return returned
 	}
+	if !reconcileFailed(r) {
+		return fmt.Sprintf("%s (ignored by the reconciler); %s", strings.Join(failed, "; "), returned)
+	}
 	return fmt.Sprintf("%s; %s", strings.Join(failed, "; "), returned)
 }
 

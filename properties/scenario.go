@@ -65,8 +65,15 @@ type Scenario struct {
 	// FaultTargets, if set, names the controllers the faults aimed at a
 	// controller strike (every kind but edit and rival): the operator
 	// under test, say, among built-in controllers whose restarts and lost
-	// events it is not about. Empty: every controller of the cluster.
+	// events it is not about. Empty: every controller of the cluster but
+	// those marked model.Controller.Platform (the controllerruntime
+	// module's built-in Deployment, Job and StatefulSet controllers and
+	// kubelet), unless FaultPlatform is set or every controller is one.
 	FaultTargets []string
+	// FaultPlatform aims faults at the platform's controllers too, when
+	// FaultTargets is empty: the project is then tested against a
+	// platform whose own controllers crash and miss events.
+	FaultPlatform bool
 	// Invariants are checked after every step.
 	Invariants []Invariant
 	// Monitors, if set, returns further invariants for one run, built on

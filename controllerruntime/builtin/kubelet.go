@@ -99,7 +99,7 @@ func (k *kubelet) wait(pod *corev1.Pod, max int, label string) (ctrl.Result, boo
 		k.due[pod.UID] = due
 	}
 	if left := due - k.now(); left > 0 {
-		return ctrl.Result{RequeueAfter: time.Duration(left) * time.Second}, true
+		return ctrl.Result{RequeueAfter: k.after(left)}, true
 	}
 	delete(k.due, pod.UID)
 	return ctrl.Result{}, false
@@ -147,7 +147,7 @@ func (k *kubelet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		return res, nil
 	}
 	if due, ok := k.due[pod.UID]; ok {
-		return ctrl.Result{RequeueAfter: time.Duration(due-k.now()) * time.Second}, nil
+		return ctrl.Result{RequeueAfter: k.after(due - k.now())}, nil
 	}
 	return ctrl.Result{}, nil
 }
@@ -246,3 +246,11 @@ func setCondition(st *corev1.PodStatus, t corev1.PodConditionType, status corev1
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// after is how long ticks last in virtual time: the converter's tick (a
+// second by default, ten with a Span of a minute), so that a requeue
+// comes when the transition is due, not at the next tick.
+func (k *kubelet) after(ticks model.Time) time.Duration {
+	conv := k.m.Converter()
+	return conv.Time(ticks).Sub(conv.Time(0).Time)
+}

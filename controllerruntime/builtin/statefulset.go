@@ -24,5 +24,7 @@ import (
 // selector or another fixed field is Invalid.
 func StatefulSets(m *crt.Manager, opts statefulset.Options) error {
 	statefulset.Install(m.Cluster())
-	return m.Cluster().AddController(statefulset.Controller(opts))
+	spec := statefulset.Controller(opts)
+	spec.Platform = true // the platform's: faults leave it alone by default
+	return m.Cluster().AddController(spec)
 }

@@ -17,5 +17,7 @@ import (
 // cluster starts; faults reach the controller as any controller.
 func Volumes(m *crt.Manager, opts volume.Options) error {
 	volume.Install(m.Cluster())
-	return m.Cluster().AddController(volume.Controller(opts))
+	spec := volume.Controller(opts)
+	spec.Platform = true // the platform's: faults leave it alone by default
+	return m.Cluster().AddController(spec)
 }

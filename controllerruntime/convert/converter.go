@@ -56,6 +56,8 @@ type Converter struct {
 	gvks []schema.GroupVersionKind
 	// plans caches the encoding plan of each object type (plan.go).
 	plans plans
+	// derived memoizes the converters Pin derives (pin.go).
+	derived pinned
 }
 
 // New indexes the object kinds of scheme.
@@ -198,7 +200,7 @@ func (c *Converter) GVK(kind string) (schema.GroupVersionKind, error) {
 		return gvk, nil
 	}
 	if groups, ok := c.ambiguous[kind]; ok {
-		return schema.GroupVersionKind{}, fmt.Errorf("kind %s is in several groups of the scheme (%s): pin one with Options.Prefer", kind, strings.Join(groups, ", "))
+		return schema.GroupVersionKind{}, fmt.Errorf("kind %s is in several groups of the scheme (%s): watch it as a typed object (For, Owns, Watches), which names its group, or pin one with Options.Prefer", kind, strings.Join(groups, ", "))
 	}
 	return schema.GroupVersionKind{}, fmt.Errorf("kind %s is not registered in the scheme", kind)
 }

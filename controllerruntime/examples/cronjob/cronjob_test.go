@@ -74,14 +74,17 @@ func TestARunningClockNeverSettles(t *testing.T) {
 }
 
 // TestNamingJobsByCreationTimeRunsTwice: the bug is found and shrunk to
-// one late Job event (a watch lagging by a few seconds, which every
-// cluster has); the fixed twin passes the same search.
+// late Job events to the PeriodicJob controller (a watch lagging by a few
+// seconds, which every cluster has); the fixed twin passes the same
+// search.
 //
-// The bug needs the Job's event delayed at the tick the Job is made: about
-// one run in 200 fails. The search starts at seed 8, which meets it at
-// run 34 and shrinks it to one delay. From some seeds the shrink keeps two
-// delays of the same event (from seed 18: by 2 ticks and by 1 at t=19),
-// which rapid does not merge into one.
+// The bug needs the Job's event delayed at the tick the Job is made. The
+// faults strike the project's controller alone (the built-in Job
+// controller and kubelet are the platform's): from seed 8 the search meets
+// it at run 17 and shrinks it to two delays of Job events (by 10 ticks at
+// t=0, by 1 at t=11), which rapid does not merge into one; so does every
+// seed of 1 to 24 that finds it. With the platform's controllers targeted
+// too (Scenario.FaultPlatform), seed 8 shrinks to one delay, at t=11.
 func TestNamingJobsByCreationTimeRunsTwice(t *testing.T) {
 	conv := converter(t)
 	late := faults.Mix{faults.KindDelay}
@@ -90,7 +93,10 @@ func TestNamingJobsByCreationTimeRunsTwice(t *testing.T) {
 	require.NotNil(t, cx, "the search must find two Jobs for one run")
 	assert.Equal(t, properties.InvariantBroken, cx.Failure.Verdict, cx.Report())
 	assert.Equal(t, "invariant one Job per run", cx.Failure.Property)
-	assert.Len(t, cx.Schedule, 1, cx.Report())
+	assert.LessOrEqual(t, len(cx.Schedule), 2, cx.Report())
+	for _, f := range cx.Schedule {
+		assert.Equal(t, faults.Delay{Controller: "periodicjob", Resource: "Job", For: f.Fault.(faults.Delay).For}, f.Fault, cx.Report())
+	}
 	t.Logf("shrunk counterexample:\n%s", cx.Report())
 
 	requireConverges(t, cronjob.Scenario("periodicjob", conv, cronjob.Options{}), late, seed)
