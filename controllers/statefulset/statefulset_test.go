@@ -500,6 +500,24 @@ func TestValidateForbidsChangingVolumeClaimTemplates(t *testing.T) {
 	assert.Equal(t, "1Gi", get().Spec.Str("volumeClaimTemplates[0].spec.resources.requests.storage"))
 }
 
+// TestValidateAcceptsAnEmptyObject: an update that adds an empty object
+// or list, as the controllerruntime adapter flattens one (an operator
+// copying "updateStrategy: {}" from its custom resource), is no change of
+// a fixed field, as on a real API server; a non-empty one still is.
+func TestValidateAcceptsAnEmptyObject(t *testing.T) {
+	c := model.NewCluster(model.Config{})
+	c.Server().AddAdmission(statefulset.Validate)
+	require.NoError(t, c.Apply(statefulset.New("default", "web", 2, "app:v1", "data")))
+	for _, path := range []string{"updateStrategy{}", "persistentVolumeClaimRetentionPolicy{}", "volumeClaimTemplates[0].spec.resources.limits{}", "ordinals{}", "minReadySeconds{}"} {
+		set := c.State().Get(statefulset.Kind, "default", "web").DeepCopy()
+		set.Spec.Set(path, true)
+		require.NoError(t, c.Outside("user").Update(set), path)
+	}
+	set := c.State().Get(statefulset.Kind, "default", "web").DeepCopy()
+	set.Spec.Set("volumeClaimTemplates[0].spec.resources.limits.storage", "1Gi")
+	require.True(t, model.IsInvalid(c.Outside("user").Update(set)))
+}
+
 // TestAnOrphanDeletedSetCreatedAgainAdoptsItsPods: a StatefulSet deleted
 // with the Orphan policy leaves its pods and claims; created again with a
 // bigger claim template (which no update may change), it adopts the pods
