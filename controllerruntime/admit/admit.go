@@ -10,8 +10,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -96,7 +96,7 @@ func validateMeta(obj client.Object, group, kind string, namespaced bool) field.
 	case group == "" && kind == "Namespace":
 		nameFn = apivalidation.NameIsDNSLabel
 	case group == "rbac.authorization.k8s.io":
-		nameFn = path.ValidatePathSegmentName
+		nameFn = pathSegmentName
 	}
 	return apivalidation.ValidateObjectMetaAccessor(obj, namespaced, nameFn, field.NewPath("metadata"))
 }
@@ -169,4 +169,13 @@ func secretType(t corev1.SecretType) corev1.SecretType {
 		return corev1.SecretTypeOpaque
 	}
 	return t
+}
+
+// pathSegmentName is the name rule of RBAC kinds: a name, or with prefix
+// a generateName, that can stand as a path segment.
+func pathSegmentName(name string, prefix bool) []string {
+	if prefix {
+		return content.IsPathSegmentPrefix(name)
+	}
+	return content.IsPathSegmentName(name)
 }

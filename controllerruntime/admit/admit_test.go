@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -223,6 +224,9 @@ func TestBuiltinValidation(t *testing.T) {
 			obj: edit(service(), func(s *corev1.Service) { s.Spec.ClusterIP = "10.0.0.2" }), causes: []string{"spec.clusterIP: FieldValueInvalid"}},
 		{name: "a service update that leaves clusterIP empty", old: edit(service(), func(s *corev1.Service) { s.Spec.ClusterIP = "10.0.0.1" }), obj: service()},
 
+		{name: "a role named as a path segment", obj: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "system:reader"}}},
+		{name: "a role whose name has a slash", obj: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a/b"}},
+			causes: []string{"metadata.name: FieldValueInvalid"}},
 		{name: "a configmap key with a slash", obj: &corev1.ConfigMap{ObjectMeta: meta("cfg"), Data: map[string]string{"a/b": "x"}},
 			causes: []string{"data[a/b]: FieldValueInvalid"}},
 		{name: "an immutable configmap changed", old: &corev1.ConfigMap{ObjectMeta: meta("cfg"), Immutable: new(true), Data: map[string]string{"a": "1"}},
