@@ -51,7 +51,7 @@ func Builtin(conv *convert.Converter, namespaced func(kind string) bool) model.A
 		if len(errs) == 0 {
 			return nil
 		}
-		return Invalid(gvk.Kind, gvk.Group, obj.Name, errs)
+		return invalidError(gvk.Kind, gvk.Group, obj.Name, errs)
 	}
 }
 
@@ -69,11 +69,11 @@ func decode(conv *convert.Converter, mo *model.Object) (client.Object, error) {
 	return typed, nil
 }
 
-// Invalid is the model form of the API server's Invalid error (422) for
+// invalidError is the model form of the API server's Invalid error (422) for
 // errs about the object name of a kind of group: one cause per field
 // error, sorted by field and then by message so that a run's trace is the
 // same every time, and the message apierrors.NewInvalid writes for them.
-func Invalid(kind, group, name string, errs field.ErrorList) *model.StatusError {
+func invalidError(kind, group, name string, errs field.ErrorList) *model.StatusError {
 	errs = slices.Clone(errs)
 	slices.SortStableFunc(errs, func(a, b *field.Error) int {
 		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.ErrorBody(), b.ErrorBody()))

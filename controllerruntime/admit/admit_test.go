@@ -286,3 +286,17 @@ func TestStatusUpdatesAndCustomKindsPass(t *testing.T) {
 	assert.NoError(t, fn("kubelet", model.VerbUpdateStatus, mo, mo))
 	assert.NoError(t, fn("user", model.VerbCreate, nil, &model.Object{Kind: "Widget", Namespace: "default", Name: "Bad_Name"}))
 }
+
+// TestAQuantityThatDoesNotParseIsInvalid: a model object whose quantity
+// is no Kubernetes quantity (an unstructured write can hold one) is
+// Invalid, as the API server refuses a body it cannot decode.
+func TestAQuantityThatDoesNotParseIsInvalid(t *testing.T) {
+	conv, err := converter()
+	require.NoError(t, err)
+	mo, err := conv.ToModel(&corev1.Pod{ObjectMeta: meta("web-0"), Spec: podSpec()})
+	require.NoError(t, err)
+	mo.Spec.Set("containers[0].resources.limits.cpu", "lots")
+	err = admit.Builtin(conv, namespaced)("user", model.VerbCreate, nil, mo)
+	require.True(t, model.IsInvalid(err), "%v", err)
+	assert.ErrorContains(t, err, "quantities must match the regular expression")
+}
