@@ -24,7 +24,8 @@ func TestAnnotationEditsAndRivalsAreRealAnnotations(t *testing.T) {
 	require.NoError(t, err)
 	c := m.OutsideClient("user")
 	require.NoError(t, c.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p",
-		Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"example.com/owner": "db"}}}))
+		Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"example.com/owner": "db"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}}}))
 	require.NoError(t, cl.AddController(model.Controller{Name: "idle", For: "Pod", NewReconciler: func(model.Client) model.Reconciler {
 		return model.ReconcilerFunc(func(model.Request) (model.Result, error) { return model.Result{}, nil })
 	}}))

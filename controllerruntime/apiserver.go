@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"sync"
 
+	"github.com/converge-sim/converge/controllerruntime/admit"
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
@@ -85,8 +86,9 @@ type apiServer struct {
 }
 
 // installAPIServer makes the model's API server behave as Kubernetes' for
-// the converter's kinds: generation only where Kubernetes keeps one, and
-// with crds, the custom resources' defaulting and validation.
+// the converter's kinds: generation only where Kubernetes keeps one, the
+// built-in kinds' validation (package admit), and with crds, the custom
+// resources' defaulting and validation.
 func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options) {
 	e.now = c.Now
 	e.ownership() // created now, so that every client's copy of the env shares it
@@ -95,6 +97,7 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 	for _, kind := range withoutGeneration(e.conv) {
 		s.SetGenerationRule(kind, model.GenerationNone)
 	}
+	s.AddAdmission(admit.Builtin(e.conv, e.mapper.namespaced))
 	if crds == nil {
 		return
 	}

@@ -46,7 +46,7 @@ func recording(t *testing.T, m *crt.Manager, b *crt.Builder, fn func(c client.Cl
 }
 
 func replicaSet(name string) *appsv1.ReplicaSet {
-	return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: appsv1.ReplicaSetSpec{Replicas: new(int32(1))}}
+	return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Spec: replicaSetSpec(new(int32(1)))}
 }
 
 func TestReadsComeFromTheControllersCache(t *testing.T) {

@@ -90,7 +90,7 @@ func TestCreateGetUpdateDeleteKeepKubernetesSemantics(t *testing.T) {
 
 func TestStatusIsASubresource(t *testing.T) {
 	c := newManager(t).OutsideClient("user")
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: appsv1.ReplicaSetSpec{Replicas: new(int32(3))}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: replicaSetSpec(new(int32(3)))}
 	require.NoError(t, c.Create(ctx, rs))
 	rs.Status.Replicas = 3
 	require.NoError(t, c.Update(ctx, rs))
@@ -242,7 +242,7 @@ func collectGarbage(t *testing.T, m *crt.Manager) {
 // pods named in held carry a finalizer.
 func ownedPods(t *testing.T, c client.Client, held map[string]bool, names ...string) *appsv1.ReplicaSet {
 	t.Helper()
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: replicaSetSpec(nil)}
 	require.NoError(t, c.Create(ctx, rs))
 	for _, name := range names {
 		p := pod(name, nil)

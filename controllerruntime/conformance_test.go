@@ -151,8 +151,16 @@ func (o op) applied() *unstructured.Unstructured {
 		u.Object["data"] = map[string]any{"v": fmt.Sprint(o.value)}
 	case "Batch":
 		u.Object["spec"] = map[string]any{"parallelism": int64(o.parallelism())}
-	default:
-		u.Object["spec"] = map[string]any{"replicas": int64(o.value)}
+	default: // a spec the API server accepts, as replicaSetSpec
+		labels := map[string]any{"app": "web"}
+		u.Object["spec"] = map[string]any{
+			"replicas": int64(o.value),
+			"selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:v1"}}},
+			},
+		}
 	}
 	return u
 }
@@ -169,7 +177,7 @@ func (o op) fresh() client.Object {
 	case "Batch":
 		return &schemaops.Batch{ObjectMeta: meta, Spec: schemaops.BatchSpec{Parallelism: o.parallelism()}}
 	}
-	return &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Replicas: new(o.value)}}
+	return &appsv1.ReplicaSet{ObjectMeta: meta, Spec: replicaSetSpec(new(o.value))}
 }
 
 // set writes the op's value, and its finalizer choice, into obj.

@@ -40,7 +40,8 @@ func TestGenerationFollowsKubernetes(t *testing.T) {
 	require.NoError(t, c.Update(ctx, sec))
 	assert.Zero(t, sec.Generation, "a Secret has none either")
 
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: appsv1.DeploymentSpec{Replicas: new(int32(1))}}
+	rs := replicaSetSpec(new(int32(1)))
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: appsv1.DeploymentSpec{Replicas: rs.Replicas, Selector: rs.Selector, Template: rs.Template}}
 	require.NoError(t, c.Create(ctx, d))
 	assert.Equal(t, int64(1), d.Generation)
 	d.Labels = map[string]string{"tier": "web"}

@@ -145,7 +145,7 @@ func TestPatchLeavesTheMemoizedBaseAlone(t *testing.T) {
 
 	p := before.DeepCopy()
 	p.Labels["app"] = "patched"
-	p.Spec.ActiveDeadlineSeconds = new(int64)
+	p.Spec.ActiveDeadlineSeconds = new(int64(30))
 	require.NoError(t, c.Patch(ctx, p, client.MergeFrom(before)))
 	assert.Equal(t, "patched", p.Labels["app"])
 

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -108,7 +109,9 @@ func TestTypedApplyConfiguration(t *testing.T) {
 	c := newManager(t).OutsideClient("user")
 	ac := appsv1ac.Deployment("web", "default").WithSpec(appsv1ac.DeploymentSpec().
 		WithReplicas(2).
-		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "web"})))
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "web"})).
+		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(map[string]string{"app": "web"}).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("app").WithImage("app:v1")))))
 	require.NoError(t, c.Apply(ctx, ac, client.FieldOwner("gitops")))
 	require.NotNil(t, ac.UID, "the configuration holds the stored object")
 	assert.Equal(t, int32(2), *ac.Spec.Replicas)

@@ -22,10 +22,10 @@ func TestDiagnosisListsObjectsASelectorSelects(t *testing.T) {
 		want    []string
 	}{
 		{2, []string{
-			`→ Pod default/orphan-0 {image: "nginx"} {} (selected by web (app=web))`,
-			`→ Pod default/orphan-1 {image: "nginx"} {} (selected by web (app=web))`,
+			`→ Pod default/orphan-0 {containers[0].image: "nginx", containers[0].name: "app"} {} (selected by web (app=web))`,
+			`→ Pod default/orphan-1 {containers[0].image: "nginx", containers[0].name: "app"} {} (selected by web (app=web))`,
 		}},
-		{3, []string{`→ 3 Pods selected by web (app=web): 3 with spec.image`}},
+		{3, []string{`→ 3 Pods selected by web (app=web): 3 with spec.containers[0].image, 3 with spec.containers[0].name`}},
 	} {
 		sc := properties.Scenario{Name: "no-adoption", Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
@@ -36,7 +36,7 @@ func TestDiagnosisListsObjectsASelectorSelects(t *testing.T) {
 				return nil, err
 			}
 			for i := range tc.orphans {
-				pod := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "orphan-" + string(rune('0'+i)), Labels: map[string]string{"app": "web"}, Spec: model.NewFields(model.Values{"image": "nginx"})}
+				pod := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "orphan-" + string(rune('0'+i)), Labels: map[string]string{"app": "web"}, Spec: replicaset.PodSpec("nginx")}
 				if err := c.Apply(pod); err != nil {
 					return nil, err
 				}

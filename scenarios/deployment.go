@@ -7,6 +7,7 @@ import (
 
 	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/controllers/deployment"
+	"github.com/converge-sim/converge/controllers/node"
 	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -44,8 +45,8 @@ func Deployment() properties.Scenario {
 			c := model.NewCluster(cfg)
 			ctrls := append(chainControllers(), deployment.Controller(resyncPeriod))
 			if err := addAll(c, ctrls, []actorMoves{
-				{actors.Set{Actor: "user", Kind: deployment.Kind, Path: "spec.template.image", Values: []any{"app:v2", "app:v3"}}, 2},
-				{actors.Set{Actor: "node-failure", Kind: "Node", Path: "status.ready", Values: []any{false}}, 1},
+				{actors.Set{Actor: "user", Kind: deployment.Kind, Path: "spec." + replicaset.TemplateImagePath, Values: []any{"app:v2", "app:v3"}}, 2},
+				{actors.Set{Actor: "node-failure", Kind: "Node", Path: "status." + node.ReadyStatusPath, Values: []any{"False"}}, 1},
 			}); err != nil {
 				return nil, err
 			}
@@ -58,8 +59,7 @@ func Deployment() properties.Scenario {
 }
 
 func nodeAlive(s model.State, name string) bool {
-	n := s.Get("Node", "", name)
-	return n != nil && n.Status.Bool("ready")
+	return node.Alive(s.Get(node.Kind, "", name))
 }
 
 // rolloutBounds returns the Deployment's two invariants for one run. They
@@ -89,7 +89,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 		ref := w.Ref()
 		switch {
 		case ref.Kind == deployment.Kind && w.Old != nil && w.New != nil &&
-			w.Old.Spec.Str("template.image") != w.New.Spec.Str("template.image"):
+			w.Old.Spec.Str(replicaset.TemplateImagePath) != w.New.Spec.Str(replicaset.TemplateImagePath):
 			complete := settled(c.State(), w.New)
 			fromReady[ref] = complete
 			disrupted = !complete
@@ -99,7 +99,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 			blind = true
 		case ref.Kind == replicaset.PodKind && w.New == nil && w.Caller != "replicaset":
 			disrupted = true
-		case ref.Kind == "Node" && w.Old != nil && w.New != nil && w.Old.Status.Bool("ready") && !w.New.Status.Bool("ready"):
+		case ref.Kind == "Node" && w.Old != nil && w.New != nil && node.Alive(w.Old) && !node.Alive(w.New):
 			disrupted = true
 		}
 	})
@@ -110,7 +110,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 				return nil
 			}
 			for _, d := range s.List(deployment.Kind, model.ListOptions{}) {
-				limit := d.Spec.Int("replicas") + d.Spec.Int("maxSurge")
+				limit := d.Spec.Int("replicas") + d.Spec.Int(deployment.MaxSurgePath)
 				if n := wanted(s, d); n > limit {
 					return fmt.Errorf("%s's ReplicaSets want %d pods, more than replicas+maxSurge=%d", d.Ref(), n, limit)
 				}
@@ -129,7 +129,7 @@ func rolloutBounds(c *model.Cluster) []properties.Invariant {
 				if !fromReady[d.Ref()] {
 					continue
 				}
-				floor := d.Spec.Int("replicas") - d.Spec.Int("maxUnavailable")
+				floor := d.Spec.Int("replicas") - d.Spec.Int(deployment.MaxUnavailablePath)
 				if ready := readyOnLiveNodes(s, d); ready < floor {
 					return fmt.Errorf("%s has %d ready pods during its rollout, fewer than replicas-maxUnavailable=%d", d.Ref(), ready, floor)
 				}

@@ -56,7 +56,7 @@ func TestTheSurgeBoundCountsWhatReplicaSetsWant(t *testing.T) {
 	out := c.Outside("test")
 	rs := &model.Object{Kind: replicaset.Kind, Namespace: "default", Name: "web-old",
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(d)},
-		Spec:            model.NewFields(model.Values{"replicas": int64(1), "selector.app": "web"})}
+		Spec:            model.NewFields(model.Values{"replicas": int64(1), "selector.matchLabels.app": "web"})}
 	require.NoError(t, out.Create(rs))
 	for range deploymentReplicas + maxSurge + 1 {
 		require.NoError(t, out.Create(replicaset.NewPod(rs)))
@@ -83,7 +83,7 @@ func TestTheAvailabilityBound(t *testing.T) {
 		user := c.Outside("user")
 		live, err := user.Get(deployment.Kind, "default", "web")
 		require.NoError(t, err)
-		require.NoError(t, user.Set(live, "spec.template.image", "app:v2")) // from a complete state
+		require.NoError(t, user.Set(live, "spec.template.spec.containers[0].image", "app:v2")) // from a complete state
 		if lagging {
 			old, err := user.Get(replicaset.Kind, "default", rs.Name)
 			require.NoError(t, err)
@@ -97,7 +97,7 @@ func TestTheAvailabilityBound(t *testing.T) {
 		require.NoError(t, c.Outside("deployment").Set(old, "spec.replicas", int64(1)))
 		pods, _ := c.Server().List(replicaset.PodKind, model.ListOptions{Namespace: "default", Owner: rs.UID})
 		for _, p := range pods[1:] {
-			p.Status.Set("ready", false)
+			p.Status.Set("conditions[0].status", "False")
 			require.NoError(t, c.Outside("kubelet").UpdateStatus(p))
 		}
 		err = available.Check(c.State())

@@ -30,7 +30,7 @@ func TestCacheInputBugsAreFoundWithoutAGoalInTwoTransitions(t *testing.T) {
 		transitions int
 		diff        string
 	}{
-		{scenarios.CacheStaleOnScaleDown(), 1, `Pod default/web-#1 spec.image: "v1" after the transitions, "v2" in a fresh cluster`},
+		{scenarios.CacheStaleOnScaleDown(), 1, `Pod default/web-#1 spec.containers[0].image: "v1" after the transitions, "v2" in a fresh cluster`},
 		{scenarios.CacheKeepsRemovedTier(), 2, `Pod default/web-#1 spec.tier: "gold" after the transitions, <none> in a fresh cluster`},
 	} {
 		t.Run(tc.sc.Name, func(t *testing.T) {

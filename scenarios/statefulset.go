@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/converge-sim/converge/actors"
+	"github.com/converge-sim/converge/controllers/node"
 	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/controllers/statefulset"
 	"github.com/converge-sim/converge/faults"
@@ -42,10 +43,10 @@ func statefulSetScenario(name string, opts statefulset.Options, doc string) prop
 			ctrls := append(chainControllers()[1:], statefulset.Controller(opts))
 			if err := addAll(c, ctrls, []actorMoves{
 				{actors.Scaler{Kind: statefulset.Kind, Field: "replicas", Min: 0, Max: 4}, 2},
-				{actors.Set{Actor: "rollout", Kind: statefulset.Kind, Path: "spec.template.image", Values: []any{"app:v2", "app:v3"}}, 2},
+				{actors.Set{Actor: "rollout", Kind: statefulset.Kind, Path: "spec." + replicaset.TemplateImagePath, Values: []any{"app:v2", "app:v3"}}, 2},
 				{actors.Set{Actor: "partition", Kind: statefulset.Kind, Path: "spec.updateStrategy.rollingUpdate.partition", Values: []any{int64(0), int64(2)}}, 1},
 				{actors.Killer{Kind: replicaset.PodKind}, 2},
-				{actors.Set{Actor: "node-failure", Kind: "Node", Path: "status.ready", Values: []any{false}}, 1},
+				{actors.Set{Actor: "node-failure", Kind: "Node", Path: "status." + node.ReadyStatusPath, Values: []any{"False"}}, 1},
 			}); err != nil {
 				return nil, err
 			}
@@ -106,7 +107,7 @@ func createdInOrder(c *model.Cluster, set string) properties.Invariant {
 		case broken != nil || disrupted:
 		case ref.Kind == replicaset.PodKind && w.New == nil && w.Caller != statefulSetWriter:
 			disrupted = true
-		case ref.Kind == "Node" && w.Old != nil && w.New != nil && w.Old.Status.Bool("ready") && !w.New.Status.Bool("ready"):
+		case ref.Kind == "Node" && w.Old != nil && w.New != nil && node.Alive(w.Old) && !node.Alive(w.New):
 			disrupted = true
 		case ref.Kind == replicaset.PodKind && w.Old == nil && w.Caller == statefulSetWriter:
 			rest, ok := strings.CutPrefix(ref.Name, set+"-")

@@ -5,9 +5,12 @@
 // above spec.replicas+maxSurge pods and never below
 // spec.replicas−maxUnavailable ready ones.
 //
-// A Deployment's spec holds "replicas", "selector.app", "template.image",
-// "maxSurge" and "maxUnavailable"; its status "replicas",
-// "updatedReplicas", "readyReplicas" and "observedGeneration".
+// A Deployment's spec holds "replicas", "selector.matchLabels.app", the
+// pod template ("template.metadata.labels.app",
+// "template.spec.containers[0].name" and ".image") and
+// "strategy.rollingUpdate.maxSurge" and ".maxUnavailable"; its status
+// "replicas", "updatedReplicas", "readyReplicas" and
+// "observedGeneration". Each is at its path in the real API.
 package deployment
 
 import (
@@ -30,16 +33,26 @@ func New(namespace, name string, replicas int64, image string, maxSurge, maxUnav
 	return &model.Object{
 		Kind: Kind, Namespace: namespace, Name: name,
 		Spec: model.NewFields(model.Values{
-			"replicas": replicas, "selector.app": name, "template.image": image,
-			"maxSurge": maxSurge, "maxUnavailable": maxUnavailable,
+			"replicas": replicas, selectorApp: name, replicaset.TemplateLabels + ".app": name,
+			"template.spec." + replicaset.ContainerNamePath: replicaset.ContainerName, replicaset.TemplateImagePath: image,
+			MaxSurgePath: maxSurge, MaxUnavailablePath: maxUnavailable,
 		}),
 	}
 }
 
+// Paths of a Deployment's rolling update bounds.
+const (
+	MaxSurgePath       = "strategy.rollingUpdate.maxSurge"
+	MaxUnavailablePath = "strategy.rollingUpdate.maxUnavailable"
+)
+
+// selectorApp is the path of the app label in a selector.
+const selectorApp = "selector.matchLabels.app"
+
 // TemplateHash names a pod template, as Kubernetes' pod-template-hash does.
 func TemplateHash(d *model.Object) string {
 	h := fnv.New32a()
-	_, _ = h.Write([]byte(d.Spec.Str("template.image")))
+	_, _ = h.Write([]byte(d.Spec.Str(replicaset.TemplateImagePath)))
 	return strconv.FormatUint(uint64(h.Sum32()), 36)
 }
 
@@ -118,14 +131,16 @@ func (r *reconciler) wrote(d, rs *model.Object) {
 // newReplicaSet returns the ReplicaSet for d's current template, at zero
 // replicas: the rollout scales it.
 func newReplicaSet(d *model.Object, hash string) *model.Object {
-	app := d.Spec.Str("selector.app")
+	app := d.Spec.Str(selectorApp)
 	return &model.Object{
 		Kind: replicaset.Kind, Namespace: d.Namespace, Name: d.Name + "-" + hash,
 		Labels:          map[string]string{"app": app, HashLabel: hash},
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(d)},
 		Spec: model.NewFields(model.Values{
-			"replicas": int64(0), "selector.app": app, "selector." + HashLabel: hash,
-			"template.image": d.Spec.Str("template.image"),
+			"replicas": int64(0), selectorApp: app, "selector.matchLabels." + HashLabel: hash,
+			replicaset.TemplateLabels + ".app": app, replicaset.TemplateLabels + "." + HashLabel: hash,
+			"template.spec." + replicaset.ContainerNamePath: replicaset.ContainerName,
+			replicaset.TemplateImagePath:                    d.Spec.Str(replicaset.TemplateImagePath),
 		}),
 	}
 }
@@ -134,7 +149,7 @@ func newReplicaSet(d *model.Object, hash string) *model.Object {
 // down within maxUnavailable, one write at a time, from what it read.
 func (r *reconciler) rollout(d, current *model.Object, olds []*model.Object) error {
 	replicas := d.Spec.Int("replicas")
-	surge, unavailable := d.Spec.Int("maxSurge"), d.Spec.Int("maxUnavailable")
+	surge, unavailable := d.Spec.Int(MaxSurgePath), d.Spec.Int(MaxUnavailablePath)
 	if surge == 0 && unavailable == 0 {
 		unavailable = 1 // as Kubernetes requires: the rollout must be able to move
 	}
@@ -254,7 +269,7 @@ func Complete(s model.State) []model.Unmet {
 		switch {
 		case ready != replicas || current != replicas:
 			out = append(out, model.Unmet{Object: d.Ref(), Message: fmt.Sprintf(
-				"wants %d ready pods of template %s, has %d (%d of them ready)", replicas, d.Spec.Str("template.image"), current, ready)})
+				"wants %d ready pods of template %s, has %d (%d of them ready)", replicas, d.Spec.Str(replicaset.TemplateImagePath), current, ready)})
 		case stale > 0:
 			out = append(out, model.Unmet{Object: d.Ref(), Message: fmt.Sprintf("still runs %d pods of an old template", stale)})
 		case d.Status.Int("observedGeneration") != d.Generation || d.Status.Int("updatedReplicas") != replicas || d.Status.Int("readyReplicas") != replicas:

@@ -23,7 +23,7 @@ const Kind = model.PDBKind
 func New(namespace, name, app string, minAvailable int64) *model.Object {
 	return &model.Object{
 		Kind: Kind, Namespace: namespace, Name: name,
-		Spec: model.NewFields(model.Values{"selector.app": app, "minAvailable": minAvailable}),
+		Spec: model.NewFields(model.Values{"selector.matchLabels.app": app, "minAvailable": minAvailable}),
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 func readyPod(name string, labels map[string]string) *model.Object {
 	return &model.Object{
 		Kind: replicaset.PodKind, Namespace: "default", Name: name, Labels: labels,
-		Status: model.NewFields(model.Values{"ready": true}),
+		Status: replicaset.RunningReady(),
 	}
 }
 

@@ -3,9 +3,13 @@
 // evicts the pods of a dead node, and a drain controller that evicts pods
 // through the eviction API.
 //
-// A Node is cluster-scoped; its status holds "ready" (its kubelet is alive)
-// and its spec "unschedulable" (cordoned) and "drain" (a drain was asked
-// for). A pod's spec "nodeName" binds it; its kubelet sets status "ready".
+// A Node is cluster-scoped; its status holds the Ready condition
+// ("conditions[0].type" Ready, "conditions[0].status" "True" while its
+// kubelet is alive) and its spec "unschedulable" (cordoned) and "drain"
+// (a drain was asked for: the one field of the model's that a real Node
+// lacks, where kubectl drain is a client's loop). A pod's spec "nodeName"
+// binds it; its kubelet sets the pod's phase Running and its Ready
+// condition True (replicaset.RunningReady).
 package node
 
 import (
@@ -18,13 +22,22 @@ import (
 // Kind is the Node kind.
 const Kind = "Node"
 
+// Paths of a node's Ready condition.
+const (
+	ReadyTypePath   = "conditions[0].type"
+	ReadyStatusPath = "conditions[0].status"
+)
+
 // New returns a ready, schedulable node.
 func New(name string) *model.Object {
-	return &model.Object{Kind: Kind, Name: name, Status: model.NewFields(model.Values{"ready": true})}
+	return &model.Object{Kind: Kind, Name: name, Status: model.NewFields(model.Values{ReadyTypePath: "Ready", ReadyStatusPath: "True"})}
 }
 
-// Alive reports whether a node's kubelet is alive.
-func Alive(n *model.Object) bool { return n != nil && !n.Deleting() && n.Status.Bool("ready") }
+// Alive reports whether a node's kubelet is alive: its Ready condition
+// is True.
+func Alive(n *model.Object) bool {
+	return n != nil && !n.Deleting() && n.Status.Str(ReadyTypePath) == "Ready" && n.Status.Str(ReadyStatusPath) == "True"
+}
 
 // podsOn returns the pods bound to node, from the client's cache, without
 // copying them: callers only read them.
@@ -156,11 +169,11 @@ func Kubelet(node string) model.Controller {
 				}
 				// Read without copying, as a lister does; copy to write.
 				pod, err := c.Peek(replicaset.PodKind, req.Namespace, req.Name)
-				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != node || pod.Status.Bool("ready") {
+				if err != nil || pod.Deleting() || pod.Spec.Str("nodeName") != node || replicaset.Ready(pod) {
 					return model.Result{}, nil
 				}
 				pod = pod.DeepCopy()
-				pod.Status = model.NewFields(model.Values{"phase": "Running", "ready": true})
+				pod.Status = replicaset.RunningReady()
 				return model.Result{}, c.UpdateStatus(pod)
 			})
 		},
@@ -175,7 +188,7 @@ func runs(s model.State, node string) []model.Unmet {
 	}
 	var out []model.Unmet
 	for _, p := range s.List(replicaset.PodKind, model.ListOptions{}) {
-		if !p.Deleting() && p.Spec.Str("nodeName") == node && !p.Status.Bool("ready") {
+		if !p.Deleting() && p.Spec.Str("nodeName") == node && !replicaset.Ready(p) {
 			out = append(out, model.Unmet{Object: p.Ref(), Message: "is bound to " + node + " but not running"})
 		}
 	}

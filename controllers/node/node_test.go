@@ -39,7 +39,7 @@ func TestADeadNodesKubeletStartsNoPod(t *testing.T) {
 	require.NoError(t, c.Start())
 
 	dead := node.New("node-1")
-	dead.Status.Set("ready", false)
+	dead.Status.Set(node.ReadyStatusPath, "False")
 	out := c.Outside("node-failure")
 	live, err := out.Get(node.Kind, "", "node-1")
 	require.NoError(t, err)
@@ -57,6 +57,6 @@ func TestADeadNodesKubeletStartsNoPod(t *testing.T) {
 	}
 	got := c.Server().Peek(pod.Ref())
 	require.NotNil(t, got)
-	assert.False(t, got.Status.Bool("ready"), "the dead node's kubelet reported its pod ready")
+	assert.False(t, replicaset.Ready(got), "the dead node's kubelet reported its pod ready")
 	assert.Empty(t, c.Goals(), "a dead node's kubelet owes nothing")
 }

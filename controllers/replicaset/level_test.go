@@ -25,7 +25,7 @@ func TestAScaleDownDeletesTheLeastAvailablePodsFirst(t *testing.T) {
 			p.Spec.Set("nodeName", node)
 		}
 		if ready {
-			p.Status = model.NewFields(model.Values{"phase": "Running", "ready": true})
+			p.Status = replicaset.RunningReady()
 		}
 		return p
 	}

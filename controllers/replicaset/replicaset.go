@@ -2,13 +2,17 @@
 // level-triggered one (with or without resync, with or without
 // expectations) and its edge-triggered twin, with the goals they must reach.
 //
-// A ReplicaSet's spec has "replicas" and a label selector, read by
-// model.SpecSelector; its pods carry the selector's labels and a controller
-// reference.
+// A ReplicaSet's spec has "replicas", a label selector
+// ("selector.matchLabels.<key>", read by model.SpecSelector) and a pod
+// template ("template.spec.containers[0].image"); its pods carry the
+// selector's labels and a controller reference. Every field is at its
+// path in the real API (docs/design.md, "Built-in kinds"), so that a
+// typed client reads and writes them whole.
 package replicaset
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -26,7 +30,7 @@ func New(namespace, name string, replicas int64) *model.Object {
 		Kind:      Kind,
 		Namespace: namespace,
 		Name:      name,
-		Spec:      model.NewFields(model.Values{"replicas": replicas, "selector.app": name}),
+		Spec:      model.NewFields(model.Values{"replicas": replicas, "selector.matchLabels.app": name}),
 	}
 }
 
@@ -39,17 +43,35 @@ func Selector(rs *model.Object) model.Selector {
 	return model.Selector{}
 }
 
-// DefaultImage is the image of pods whose ReplicaSet has no
-// "template.image".
+// DefaultImage is the image of pods whose ReplicaSet's template names
+// none.
 const DefaultImage = "app:v1"
+
+// Paths of a pod's one container, as in a real PodSpec, and of its image
+// in a workload's pod template.
+const (
+	// ContainerName is the name of the one container of the model's pods.
+	ContainerName     = "app"
+	ContainerNamePath = "containers[0].name"
+	ImagePath         = "containers[0].image"
+	TemplateImagePath = "template.spec." + ImagePath
+	// TemplateLabels is the prefix of a pod template's labels.
+	TemplateLabels = "template.metadata.labels"
+)
+
+// PodSpec returns the spec of a pod of one container, ContainerName,
+// running image.
+func PodSpec(image string) model.Fields {
+	return model.NewFields(model.Values{ContainerNamePath: ContainerName, ImagePath: image})
+}
 
 // NewPod returns a pod for rs: named by the server from the ReplicaSet's
 // name, labelled with its selector, running its template's image and
 // controlled by it.
 func NewPod(rs *model.Object) *model.Object {
 	spec := defaultPodSpec // Fields are values, shared until written
-	if image := rs.Spec.Str("template.image"); image != "" {
-		spec = model.NewFields(model.Values{"image": image})
+	if image := rs.Spec.Str(TemplateImagePath); image != "" {
+		spec = PodSpec(image)
 	}
 	return &model.Object{
 		Kind:            PodKind,
@@ -63,10 +85,35 @@ func NewPod(rs *model.Object) *model.Object {
 
 // defaultPodSpec is the spec of a pod of a ReplicaSet whose template names
 // no image.
-var defaultPodSpec = model.NewFields(model.Values{"image": DefaultImage})
+var defaultPodSpec = PodSpec(DefaultImage)
 
-// Ready reports whether a pod is live and its kubelet reports it ready.
-func Ready(p *model.Object) bool { return !p.Deleting() && p.Status.Bool("ready") }
+// RunningReady returns the status a kubelet writes for a pod whose
+// containers run and are ready: phase Running and the Ready condition
+// True.
+func RunningReady() model.Fields {
+	return model.NewFields(model.Values{"phase": "Running", "conditions[0].type": "Ready", "conditions[0].status": "True"})
+}
+
+// Ready reports whether a pod is live and its kubelet reports it ready:
+// its Ready condition is True.
+func Ready(p *model.Object) bool {
+	if p.Deleting() {
+		return false
+	}
+	if p.Status.Str("conditions[0].type") == "Ready" { // where this package's kubelets write it
+		return p.Status.Str("conditions[0].status") == "True"
+	}
+	for i := 1; ; i++ {
+		n := strconv.Itoa(i)
+		t, ok := p.Status.Get("conditions[" + n + "].type")
+		if !ok {
+			return false
+		}
+		if t == "Ready" {
+			return p.Status.Str("conditions["+n+"].status") == "True"
+		}
+	}
+}
 
 // activePods returns the pods controlled by rs that are not being deleted,
 // in name order. It filters pods, the caller's own list, in place.

@@ -26,6 +26,12 @@ func Install(c *model.Cluster) { c.Server().AddAdmission(Validate) }
 // anything in the spec but the mutable fields. An operator that wants
 // bigger volumes must patch the claims, or delete the set (orphaning its
 // pods) and create it again.
+//
+// An empty object or list is no change: a path that ends in the
+// controllerruntime adapter's marker of one ("updateStrategy{}",
+// "volumeClaimTemplates[0].spec.resources{}", "ports[]") is ignored on
+// both sides, as the real API server's semantic equality cannot tell an
+// empty struct, list or map from an absent one once defaulted.
 func Validate(_ string, verb model.Verb, old, obj *model.Object) error {
 	if obj.Kind != Kind || verb != model.VerbUpdate {
 		return nil
@@ -41,11 +47,12 @@ func Validate(_ string, verb model.Verb, old, obj *model.Object) error {
 }
 
 // equalFixed reports whether a and b hold the same fields, their mutable
-// ones aside, without building either without them.
+// ones and empty objects and lists aside, without building either without
+// them.
 func equalFixed(a, b model.Fields) bool {
 	fixed := 0
 	for p, v := range a.All() {
-		if isMutable(p) {
+		if ignored(p) {
 			continue
 		}
 		fixed++
@@ -54,17 +61,21 @@ func equalFixed(a, b model.Fields) bool {
 		}
 	}
 	for p := range b.All() {
-		if !isMutable(p) {
+		if !ignored(p) {
 			fixed--
 		}
 	}
 	return fixed == 0
 }
 
-// isMutable reports whether a spec path is, or is under, a mutable field.
-func isMutable(p string) bool {
+// ignored reports whether a spec path is left out of the comparison: it
+// is, or is under, a mutable field, or it is an empty object or list.
+func ignored(p string) bool {
+	if strings.HasSuffix(p, "{}") || strings.HasSuffix(p, "[]") {
+		return true
+	}
 	for _, m := range mutable {
-		if rest, ok := strings.CutPrefix(p, m); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+		if rest, ok := strings.CutPrefix(p, m); ok && (rest == "" || rest[0] == '.' || rest[0] == '[' || rest[0] == '{') {
 			return true
 		}
 	}

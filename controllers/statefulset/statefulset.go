@@ -7,14 +7,11 @@
 // A StatefulSet's spec holds, as flat model.Fields paths:
 //
 //   - "replicas" (1 when unset, as the API server defaults it) and a
-//     label selector ("selector.<key>" or
-//     "selector.matchLabels.<key>"), read by model.SpecSelector;
-//   - "template.image" and "template.labels.<key>", the pod template, as
-//     the ReplicaSet and Deployment controllers have it; or, for a typed
-//     StatefulSet that the controllerruntime adapter flattens,
-//     "template.metadata.labels.<key>", ".annotations.<key>" and
-//     "template.spec.<path>" (its containers, volumes…), copied into each
-//     pod;
+//     label selector ("selector.matchLabels.<key>"), read by
+//     model.SpecSelector;
+//   - the pod template, "template.metadata.labels.<key>",
+//     ".annotations.<key>" and "template.spec.<path>" (its containers,
+//     volumes…), copied into each pod;
 //   - "serviceName", each pod's spec.subdomain when set;
 //   - "podManagementPolicy": "OrderedReady" (the default) or "Parallel";
 //   - "updateStrategy.type": "RollingUpdate" (the default) or "OnDelete",
@@ -23,6 +20,9 @@
 //     "volumeClaimTemplates[<n>].spec.<path>", copied into each claim's spec;
 //   - "persistentVolumeClaimRetentionPolicy.whenScaled" and
 //     ".whenDeleted": "Retain" (the default) or "Delete".
+//
+// Each is at its path in the real API (docs/design.md, "Built-in kinds"),
+// as the controllerruntime adapter flattens a typed StatefulSet.
 //
 // Its status holds "replicas", "readyReplicas", "availableReplicas",
 // "currentReplicas", "updatedReplicas", "currentRevision",
@@ -78,7 +78,10 @@ const (
 // with one volume claim template per name in claims. Callers set the
 // policies in its spec.
 func New(namespace, name string, replicas int64, image string, claims ...string) *model.Object {
-	spec := model.NewFields(model.Values{"replicas": replicas, "selector.app": name, "template.image": image, "template.labels.app": name})
+	spec := model.NewFields(model.Values{
+		"replicas": replicas, "selector.matchLabels.app": name, replicaset.TemplateLabels + ".app": name,
+		"template.spec." + replicaset.ContainerNamePath: replicaset.ContainerName, replicaset.TemplateImagePath: image,
+	})
 	for i, c := range claims {
 		spec.Set(fmt.Sprintf("volumeClaimTemplates[%d].metadata.name", i), c)
 		spec.Set(fmt.Sprintf("volumeClaimTemplates[%d].spec.resources.requests.storage", i), "1Gi")
@@ -249,35 +252,22 @@ func ordinal(set, pod string) (int, bool) {
 }
 
 // RunningAndReady reports whether a pod is live, running and ready, as its
-// kubelet reports it: the model's (controllers/node) in status "ready", or
-// a typed one's (the controllerruntime adapter's builtin.Kubelet) in the
-// Ready condition.
+// kubelet reports it (the model's, controllers/node, or the
+// controllerruntime adapter's builtin.Kubelet): phase Running and the
+// Ready condition True.
 func RunningAndReady(p *model.Object) bool {
-	if p.Deleting() || p.Status.Str("phase") != "Running" {
-		return false
-	}
-	if replicaset.Ready(p) {
-		return true
-	}
-	for path, v := range p.Status.All() {
-		if n, ok := listIndex(path, "conditions"); ok && path == fmt.Sprintf("conditions[%d].type", n) && v == "Ready" {
-			return p.Status.Str(fmt.Sprintf("conditions[%d].status", n)) == "True"
-		}
-	}
-	return false
+	return p.Status.Str("phase") == "Running" && replicaset.Ready(p)
 }
 
 // newPod returns the pod of ordinal i for set, made from the update
 // revision, or copied from like, a pod of another revision (and ordinal),
 // its claims renamed to ordinal i's.
 //
-// The template is read in either of two forms: the model's
-// ("template.image", "template.labels.<key>"), or a typed StatefulSet's as
-// the controllerruntime adapter flattens it
-// ("template.metadata.labels.<key>" and ".annotations.<key>", and
-// "template.spec.<path>", copied whole into the pod's spec, containers and
-// all). The claims' volumes
-// follow the template's own volumes.
+// The template's "template.metadata.labels.<key>" and
+// ".annotations.<key>" become the pod's, and "template.spec.<path>" is
+// copied whole into the pod's spec, containers and all (one container,
+// replicaset.ContainerName of replicaset.DefaultImage, when the template
+// has none). The claims' volumes follow the template's own volumes.
 func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.Object) *model.Object {
 	name := PodName(set.Name, i)
 	labels := map[string]string{}
@@ -302,13 +292,8 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 		for p, v := range set.Spec.All() {
 			if t, ok := strings.CutPrefix(p, "template.spec."); ok {
 				vals[t] = v
-			} else if p == "template.image" {
-				vals["image"] = v
 			}
-			k, ok := mapKey(p, "template.labels")
-			if !ok {
-				k, ok = mapKey(p, "template.metadata.labels")
-			}
+			k, ok := mapKey(p, replicaset.TemplateLabels)
 			if a, isAnnotation := mapKey(p, "template.metadata.annotations"); isAnnotation {
 				k, ok = model.AnnotationLabelPrefix+a, true
 			}
@@ -316,9 +301,8 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 				labels[k] = v
 			}
 		}
-		_, image := vals["image"]
-		if _, container := vals["containers[0].image"]; !image && !container {
-			vals["image"] = replicaset.DefaultImage
+		if _, container := vals[replicaset.ContainerNamePath]; !container {
+			vals[replicaset.ContainerNamePath], vals[replicaset.ImagePath] = replicaset.ContainerName, replicaset.DefaultImage
 		}
 		volumes := 0
 		for p := range vals {

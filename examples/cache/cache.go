@@ -95,10 +95,14 @@ func Controller(opts Options) model.Controller {
 	}
 }
 
+// ImagePath is where a member pod's spec names its image, as in a real
+// PodSpec: its one container's.
+const ImagePath = "containers[0].image"
+
 // member returns a new member of the Cache: a pod with a generated name
 // running its image and tier.
 func member(cache *model.Object) *model.Object {
-	spec := model.NewFields(model.Values{"image": cache.Spec.Str("image")})
+	spec := model.NewFields(model.Values{"containers[0].name": "cache", ImagePath: cache.Spec.Str("image")})
 	if tier, ok := cache.Spec.Get("tier"); ok {
 		spec.Set("tier", tier)
 	}
@@ -158,7 +162,7 @@ func reconcile(c model.Client, opts Options, req model.Request) (model.Result, e
 	for _, p := range pods {
 		spec := p.Spec
 		if rollout {
-			spec.Set("image", image)
+			spec.Set(ImagePath, image)
 		}
 		switch {
 		case hasTier:

@@ -43,8 +43,8 @@ func membersRunTheImage(s model.State) []model.Unmet {
 	c := s.Get(cache.Kind, "default", "web")
 	var out []model.Unmet
 	for _, p := range s.List(cache.PodKind, model.ListOptions{Namespace: "default", Owner: c.UID}) {
-		if p.Spec.Str("image") != c.Spec.Str("image") {
-			out = append(out, model.Unmet{Object: p.Ref(), Message: "runs " + p.Spec.Str("image")})
+		if p.Spec.Str(cache.ImagePath) != c.Spec.Str("image") {
+			out = append(out, model.Unmet{Object: p.Ref(), Message: "runs " + p.Spec.Str(cache.ImagePath)})
 		}
 	}
 	return out

@@ -116,8 +116,9 @@ func NewStatefulSet(db *model.Object, replicas int64, storage string) *model.Obj
 		Kind: statefulset.Kind, Namespace: db.Namespace, Name: db.Name,
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(db)},
 		Spec: model.NewFields(model.Values{
-			"replicas": replicas, "selector." + NameLabel: db.Name,
-			"template.image": Image, "template.labels." + NameLabel: db.Name,
+			"replicas": replicas, "selector.matchLabels." + NameLabel: db.Name,
+			"template.spec.containers[0].name": "db", "template.spec.containers[0].image": Image,
+			"template.metadata.labels." + NameLabel:                   db.Name,
 			"podManagementPolicy":                                     statefulset.Parallel,
 			"volumeClaimTemplates[0].metadata.name":                   Template,
 			"volumeClaimTemplates[0].spec.resources.requests.storage": storage,

@@ -11,7 +11,10 @@ type MemcachedSpec struct {
 	// +kubebuilder:validation:Maximum=5
 	Size int32 `json:"size"`
 
-	// ContainerPort is the port memcached listens on.
+	// ContainerPort is the port memcached listens on: a port the API
+	// server accepts in a container, 1-65535.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
 	// +optional
 	ContainerPort int32 `json:"containerPort,omitempty"`
 }
