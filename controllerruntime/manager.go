@@ -64,6 +64,13 @@ type ManagerOptions struct {
 	// tick of its schedule and never settles. It applies to reconcilers
 	// run inside a testing/synctest bubble (see Check); see clock.go.
 	StopClockWhenFaultsEnd bool
+	// Exec answers the pods/exec requests made through mgr.GetConfig();
+	// nil answers each with an error naming the pod and the command. See
+	// ExecFunc and README.md, "Exec and logs".
+	Exec ExecFunc
+	// Logs answers the pods/log requests made through mgr.GetConfig();
+	// nil answers each with an error naming the pod.
+	Logs LogsFunc
 }
 
 // Manager stands in for controller-runtime's manager.Manager in one model
@@ -75,6 +82,8 @@ type Manager struct {
 	cluster *model.Cluster
 	opts    ManagerOptions
 	clock   *virtualClock
+	// resources is what GetConfig's API serves, built on its first request.
+	resources *resourceTable
 }
 
 // NewManager returns a manager for controllers of cluster c whose objects
@@ -97,7 +106,8 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	e := newEnv(conv, scoped)
 	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
 	e.memo = memo{}
-	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd)}, nil
+	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd),
+		resources: newResourceTable(e, opts.CRDs)}, nil
 }
 
 // Cluster returns the model cluster.
