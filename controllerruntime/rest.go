@@ -101,6 +101,10 @@ func (t *restTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if out, ok := t.discovery(path); ok {
 		return jsonResponse(req, http.StatusOK, out), nil
 	}
+	if _, ok := t.cl.w.(unbound); ok {
+		return statusResponse(req, apierrors.NewServiceUnavailable(fmt.Sprintf(
+			"GetConfig: %s %s was sent inside the setup function, before any controller runs; the model has no API server to reach yet", req.Method, req.URL.Path))), nil
+	}
 	r, err := t.parse(req.Method, path)
 	if err != nil {
 		return statusResponse(req, err), nil
@@ -150,15 +154,13 @@ func (t *restTransport) parse(method, path string) (*restRequest, error) {
 		return nil, apierrors.NewNotFound(gv.WithResource(r.resource).GroupResource(), r.name)
 	}
 	r.gvk = gvk
-	if ns := t.cl.mapper.namespaced(gvk.Kind); ns != (r.namespace != "") && (ns || r.namespace != "") {
-		if ns && r.name == "" && method == http.MethodGet {
-			// A list across every namespace.
-			return r, nil
-		}
-		if ns {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s is namespaced: the path /%s names no namespace", r.resource, path))
-		}
-		return nil, apierrors.NewNotFound(gv.WithResource(r.resource).GroupResource(), r.name)
+	gr := gv.WithResource(r.resource).GroupResource()
+	switch namespaced := t.cl.mapper.namespaced(gvk.Kind); {
+	case namespaced && r.namespace == "" && !(r.name == "" && method == http.MethodGet):
+		// Only a list reads a namespaced kind across every namespace.
+		return nil, apierrors.NewNotFound(gr, r.name)
+	case !namespaced && r.namespace != "":
+		return nil, apierrors.NewNotFound(gr, r.name)
 	}
 	return r, nil
 }

@@ -301,8 +301,10 @@ func TestDynamicDiscoveryAndClientOverTheModel(t *testing.T) {
 		assert.True(t, apierrors.IsInvalid(err), "the CRD's maxLength: %v", err)
 
 		require.NoError(t, unstructured.SetNestedMap(p.Object, map[string]any{"replicas": int64(1), "selector": "pool=p"}, "status"))
-		p, err = pools.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		withStatus, err := pools.UpdateStatus(ctx, p, metav1.UpdateOptions{})
 		require.NoError(t, err)
+		selector0, _, _ := unstructured.NestedString(withStatus.Object, "status", "selector")
+		assert.Equal(t, "pool=p", selector0)
 		scale, err := pools.Get(ctx, "p", metav1.GetOptions{}, "scale")
 		require.NoError(t, err)
 		replicas, _, _ := unstructured.NestedInt64(scale.Object, "spec", "replicas")
