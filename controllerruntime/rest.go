@@ -57,10 +57,13 @@ var _ http.RoundTripper = (*restTransport)(nil)
 // upgrading transport, still wrap it with WrapTransport, which puts t in
 // its place. ContentType is JSON: the model's server speaks no protobuf,
 // which controller-runtime's client would otherwise send for built-in
-// kinds.
+// kinds. QPS is negative, which turns client-go's client-side rate
+// limiter off: it waits on the wall clock, and the model's own throttling
+// is a fault (faults.ErrThrottle).
 func restConfig(t http.RoundTripper) *rest.Config {
 	return &rest.Config{
 		Host:          modelHost,
+		QPS:           -1,
 		ContentConfig: rest.ContentConfig{ContentType: "application/json"},
 		Transport:     t,
 		WrapTransport: func(http.RoundTripper) http.RoundTripper { return t },
