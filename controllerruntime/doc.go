@@ -9,7 +9,10 @@
 // API errors as apierrors values; with ManagerOptions.CRDs, custom
 // resources are defaulted and validated as the real API server does
 // (package crd); server-side apply runs the API server's field manager;
-// objects may be typed or unstructured. Controllers are declared with a builder
+// objects may be typed or unstructured. mgr.GetConfig() is served by the
+// model in-process (rest.go), so clientsets, the dynamic and discovery
+// clients and a second controller-runtime client built from it make the
+// controller's own calls, under the same faults. Controllers are declared with a builder
 // that mirrors controller-runtime's (For, Owns, Watches with any
 // handler.EventHandler, predicates); goals and invariants read typed
 // objects. Package convert says how typed objects are represented in the

@@ -67,6 +67,13 @@ type ManagerOptions struct {
 	// tick of its schedule and never settles. It applies to reconcilers
 	// run inside a testing/synctest bubble (see Check); see clock.go.
 	StopClockWhenFaultsEnd bool
+	// Exec answers the pods/exec requests made through mgr.GetConfig();
+	// nil answers each with an error naming the pod and the command. See
+	// ExecFunc and README.md, "Exec and logs".
+	Exec ExecFunc
+	// Logs answers the pods/log requests made through mgr.GetConfig();
+	// nil answers each with an error naming the pod.
+	Logs LogsFunc
 }
 
 // Manager stands in for controller-runtime's manager.Manager in one model
@@ -80,6 +87,8 @@ type Manager struct {
 	clock   *virtualClock
 	// random is the run's crypto/rand stream (cryptorand.go).
 	random *runRandom
+	// resources is what GetConfig's API serves, built on its first request.
+	resources *resourceTable
 }
 
 // NewManager returns a manager for controllers of cluster c whose objects
@@ -110,7 +119,8 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 	e := newEnv(conv, scoped)
 	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
 	e.memo = memo{}
-	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd), random: &runRandom{c: c}}, nil
+	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd),
+		random: &runRandom{c: c}, resources: newResourceTable(e, opts.CRDs)}, nil
 }
 
 // Cluster returns the model cluster.

@@ -30,7 +30,8 @@ import (
 // of its own: its clients and cache, whose state is the model's, its event
 // recorders, whose events are model objects, the scheme, which setup fills
 // and reconciles only read, a logger, a mutex (unlocked between
-// reconciles). The scaffolded reconciler of kubebuilder and operator-sdk,
+// reconciles), and the handles on the API server that client-go and
+// controller-runtime build from mgr.GetConfig() (handlePackages). The scaffolded reconciler of kubebuilder and operator-sdk,
 // a client, a scheme and a recorder, is such a value, and so is one that
 // keeps maps of what it saw. A func declared at package level is written
 // by its name, as it captures nothing. A value the walk cannot see into (a
@@ -55,6 +56,37 @@ var keepsNothing = map[reflect.Type]bool{
 	reflect.TypeFor[*sync.RWMutex]():   true,
 	reflect.TypeFor[reflect.Type]():    true,
 	reflect.TypeFor[*time.Location]():  true,
+	reflect.TypeFor[*restTransport]():  true,
+}
+
+// handlePackages are the packages whose types are handles on the API
+// server, kept nowhere but in the server (docs/design.md, "Handles are not
+// memory"): a *rest.Config and its *http.Client, the typed clientsets and
+// their group clients, the dynamic, discovery and metadata clients, and a
+// controller-runtime client built from a config. A reconciler holding them
+// (as a pointer, or behind their interfaces) keeps nothing in them; a
+// discovery client with a cache is the exception the walk does not make
+// (package discovery/cached is not listed).
+var handlePackages = map[string]bool{
+	"k8s.io/client-go/rest":                     true,
+	"k8s.io/client-go/kubernetes":               true,
+	"k8s.io/client-go/dynamic":                  true,
+	"k8s.io/client-go/discovery":                true,
+	"k8s.io/client-go/metadata":                 true,
+	"k8s.io/client-go/tools/record":             true,
+	"net/http":                                  true,
+	"sigs.k8s.io/controller-runtime/pkg/client": true,
+}
+
+// isHandle reports whether t is a pointer to a struct of a handle
+// package, or of one of client-go's typed group clients
+// (k8s.io/client-go/kubernetes/typed/…).
+func isHandle(t reflect.Type) bool {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	pkg := t.Elem().PkgPath()
+	return handlePackages[pkg] || strings.HasPrefix(pkg, "k8s.io/client-go/kubernetes/typed/")
 }
 
 // reflectedMemory is the memory of a user reconciler found by walking it.
@@ -130,7 +162,7 @@ func (w *memoryWalker) value(v reflect.Value) {
 		return
 	}
 	t := v.Type()
-	if keepsNothing[t] {
+	if keepsNothing[t] || isHandle(t) {
 		w.str(t.String())
 		return
 	}

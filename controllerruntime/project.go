@@ -223,6 +223,8 @@ type projectManager struct {
 	// waiter accounts for the time a reconcile of the bound controller
 	// waits (wait.go); nil for the unbound probe.
 	waiter *waiter
+	// rest serves GetConfig and GetHTTPClient (rest.go); made on first use.
+	rest *restTransport
 }
 
 var _ manager.Manager = (*projectManager)(nil)
@@ -423,23 +425,24 @@ func (pm *projectManager) GetWebhookServer() webhook.Server { return pm.webhook 
 // version of each kind and converts nothing.
 func (pm *projectManager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
 
-// GetConfig returns a rest.Config whose every request fails, naming the
-// method: the model has no HTTP API server.
-func (pm *projectManager) GetConfig() *rest.Config {
-	return &rest.Config{Host: "https://converge-model.invalid", Transport: noHTTP{"GetConfig"}}
-}
+// GetConfig returns a rest.Config served by the model's API server,
+// in-process (rest.go): clientsets, the dynamic and discovery clients and
+// a controller-runtime client built from it read the API server and write
+// as the controller, under the same faults as GetClient.
+func (pm *projectManager) GetConfig() *rest.Config { return restConfig(pm.transport()) }
 
-// GetHTTPClient returns an HTTP client whose every request fails, naming
-// the method.
+// GetHTTPClient returns an HTTP client over GetConfig's transport.
 func (pm *projectManager) GetHTTPClient() *http.Client {
-	return &http.Client{Transport: noHTTP{"GetHTTPClient"}}
+	return &http.Client{Transport: pm.transport()}
 }
 
-// noHTTP fails every request: the model has no HTTP API server.
-type noHTTP struct{ method string }
-
-func (n noHTTP) RoundTrip(r *http.Request) (*http.Response, error) {
-	return nil, fmt.Errorf("%s: the model has no HTTP API server (request %s %s)", n.method, r.Method, r.URL)
+// transport returns the manager's HTTP transport, made on first use.
+func (pm *projectManager) transport() *restTransport {
+	if pm.rest == nil {
+		c := pm.client
+		pm.rest = &restTransport{cl: &modelClient{env: c.env, cache: c.live, live: c.live, w: c.w, name: c.name}, opts: &pm.m.opts, kinds: pm.m.resources}
+	}
+	return pm.rest
 }
 
 // webhookServer records webhook registrations for Setup to refuse.

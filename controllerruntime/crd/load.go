@@ -55,11 +55,21 @@ type Version struct {
 	// Plural is the resource's name (spec.names.plural), which the API
 	// server's errors name.
 	Plural string
+	// Scale holds the paths of the version's scale subresource, or is nil
+	// when it has none.
+	Scale *Scale
 
 	structural *structuralschema.Structural
 	strategy   strategy
 	status     strategy
 	memo       admissionMemo
+}
+
+// Scale is a scale subresource: the JSON paths (".spec.replicas") of the
+// replicas it reads and writes, of the replicas it reports, and of the
+// label selector it reports ("" for none).
+type Scale struct {
+	SpecReplicasPath, StatusReplicasPath, LabelSelectorPath string
 }
 
 // strategy is the part of the API server's REST strategy for custom
@@ -242,6 +252,12 @@ func newVersion(crd *apiextensions.CustomResourceDefinition, version string) (*V
 	namespaced := crd.Spec.Scope == apiextensions.NamespaceScoped
 	main := customresource.NewStrategy(runtime.NewScheme(), namespaced, gvk, validator, statusValidator, st, statusSub, scale, nil)
 	ver := &Version{GVK: gvk, Namespaced: namespaced, Status: statusSub != nil, Plural: crd.Spec.Names.Plural, structural: st, strategy: main}
+	if scale != nil {
+		ver.Scale = &Scale{SpecReplicasPath: scale.SpecReplicasPath, StatusReplicasPath: scale.StatusReplicasPath}
+		if scale.LabelSelectorPath != nil {
+			ver.Scale.LabelSelectorPath = *scale.LabelSelectorPath
+		}
+	}
 	if statusSub != nil {
 		ver.status = customresource.NewStatusStrategy(main)
 	}
