@@ -97,7 +97,12 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 	for _, kind := range withoutGeneration(e.conv) {
 		s.SetGenerationRule(kind, model.GenerationNone)
 	}
-	s.AddAdmission(admit.Builtin(e.conv, e.mapper.namespaced))
+	// The converter is read at each write, not now: Setup may pin an
+	// ambiguous kind's group after this (pin.go), and an owner reference
+	// to that kind takes its apiVersion from the pinned converter.
+	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		return admit.Builtin(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
+	})
 	if crds == nil {
 		return
 	}

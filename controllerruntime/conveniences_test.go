@@ -87,7 +87,11 @@ func (r *cronJobReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err := r.Get(ctx, req.NamespacedName, &cj); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: cj.Namespace, Name: cj.Name + "-1"}}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: cj.Namespace, Name: cj.Name + "-1"},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "job", Image: "busybox"}},
+		}}}}
 	if err := controllerutil.SetControllerReference(&cj, job, r.Scheme()); err != nil {
 		return reconcile.Result{}, err
 	}

@@ -204,6 +204,14 @@ func TestClientsetOverTheModel(t *testing.T) {
 			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}, metav1.CreateOptions{})
 		require.NoError(t, err)
+		// Only a bound claim may grow, as on a real API server.
+		_, err = pvcs.Patch(ctx, "data", types.StrategicMergePatchType, []byte(`{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`), metav1.PatchOptions{})
+		assert.True(t, apierrors.IsInvalid(err), "an unbound claim's spec is fixed: %v", err)
+		bound, err := pvcs.Get(ctx, "data", metav1.GetOptions{})
+		require.NoError(t, err)
+		bound.Status.Phase = corev1.ClaimBound
+		_, err = pvcs.UpdateStatus(ctx, bound, metav1.UpdateOptions{})
+		require.NoError(t, err)
 		resized, err := pvcs.Patch(ctx, "data", types.StrategicMergePatchType, []byte(`{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`), metav1.PatchOptions{})
 		require.NoError(t, err)
 		storage := resized.Spec.Resources.Requests[corev1.ResourceStorage]
