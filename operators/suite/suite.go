@@ -95,24 +95,24 @@ func Measure(t *testing.T, sc properties.Scenario) {
 	t.Logf("MEASURE %s: %.1f runs/s, %.0f reconciles/s (%d runs)", sc.Name, res.Extra["runs/s"], res.Extra["reconciles/s"], res.N)
 }
 
-// Explore explores sc, with -operators.explore=BUDGET, under every
-// faithful fault with two deviations, deepening until the budget ends,
-// reports the depth it finished and its guarantee, and fails on a
-// counterexample.
-func Explore(t *testing.T, sc properties.Scenario) {
+// Explore explores sc, with -operators.explore=BUDGET, under mix (every
+// faithful fault, or those left once a real finding is set aside) with
+// two deviations, deepening until the budget ends, reports the depth it
+// finished and its guarantee, and fails on a counterexample.
+func Explore(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 	t.Helper()
 	if *explore <= 0 {
 		t.Skip("an exploration: run with -operators.explore=60s")
 	}
 	start := time.Now()
-	res, err := crt.Explore(t, sc, Faithful, properties.ExploreOptions{Depth: 64, Deviations: 2, Budget: *explore})
+	res, err := crt.Explore(t, sc, mix, properties.ExploreOptions{Depth: 64, Deviations: 2, Budget: *explore})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cx := res.Counterexample; cx != nil {
 		t.Fatalf("%s", cx.Report())
 	}
-	t.Logf("EXPLORE %s: depth %d finished in %v (budget %v)\n%s", sc.Name, res.Depth, time.Since(start).Round(time.Second), *explore, res.Guarantee())
+	t.Logf("EXPLORE %s under %s: depth %d finished in %v (budget %v)\n%s", sc.Name, mix, res.Depth, time.Since(start).Round(time.Second), *explore, res.Guarantee())
 }
 
 // prng chooses uniformly with a seeded generator.

@@ -30,7 +30,7 @@ func TestConverges(t *testing.T) { suite.Converges(t, scenario(t), 30) }
 func TestMeasure(t *testing.T) { suite.Measure(t, scenario(t)) }
 
 // TestExplore explores within a budget (-operators.explore=60s).
-func TestExplore(t *testing.T) { suite.Explore(t, scenario(t)) }
+func TestExplore(t *testing.T) { suite.Explore(t, scenario(t), suite.Faithful) }
 
 // TestAppliesEveryBundle: without a fault, each Bundle gets its
 // ClusterBundle with its source, written by the operator's server-side
