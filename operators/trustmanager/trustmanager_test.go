@@ -23,7 +23,9 @@ func scenario(t *testing.T) properties.Scenario {
 	return trustmanager.Scenario("bundle", w)
 }
 
-// TestConverges: trust-manager's Bundle controller, its own SetupWithManager and CRDs, applies every Bundle as its ClusterBundle and marks it Deprecated, under every faithful fault.
+// TestConverges: trust-manager's Bundle controller, its own
+// SetupWithManager and CRDs, applies every Bundle as its ClusterBundle and
+// marks it Deprecated, under every faithful fault.
 func TestConverges(t *testing.T) { suite.Converges(t, scenario(t), 30) }
 
 // TestMeasure reports runs and reconciles per second (-operators.measure).
