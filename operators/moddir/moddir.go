@@ -36,8 +36,9 @@ func root() string {
 }
 
 // Dir returns the directory of module path at the version this module's
-// go.mod selects, as `go list -m` answers it (downloading the module if
-// the cache lacks it). It needs the go command, which a test has.
+// go.mod selects, as `go list -m` answers it. It needs the go command,
+// which a test has, and the module in the module cache, where building
+// this module's packages puts it.
 func Dir(path string) (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -57,7 +58,7 @@ func Dir(path string) (string, error) {
 	}
 	d := strings.TrimSpace(string(out))
 	if d == "" {
-		return "", fmt.Errorf("moddir: go list -m %s names no directory: is it required by go.mod?", path)
+		return "", fmt.Errorf("moddir: go list -m %s names no directory: is it required by go.mod, and downloaded (go mod download)?", path)
 	}
 	dirs[path] = d
 	return d, nil
