@@ -1,0 +1,121 @@
+// Package suite is what every operator harness of this module shares: the
+// faults it runs under, its short check, and the measurements
+// scripts/operators.sh reports (runs and reconciles per second, and the
+// depth a time-bounded exploration finishes).
+//
+//	func TestConverges(t *testing.T) { suite.Converges(t, kuberay.Scenario("raycluster", world(t)), 30) }
+package suite
+
+import (
+	"flag"
+	"math/rand/v2"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
+)
+
+// Faithful is every faithful fault kind (faults.Faithful) but the rival,
+// which is a fight by construction: duplicate, delay, expire, restart,
+// stale, edit, API error, partition, time travel.
+var Faithful = faults.Mix{faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
+
+var (
+	measure = flag.Bool("operators.measure", false, "measure runs and reconciles per second (TestMeasure)")
+	explore = flag.Duration("operators.explore", 0, "explore under every faithful fault within this budget (TestExplore)")
+)
+
+// Converges searches runs of sc under every faithful fault, each in its
+// own synctest bubble, and fails t with the shrunk counterexample and its
+// replay line if one does not reach the goal.
+func Converges(t *testing.T, sc properties.Scenario, checks int) *properties.SearchResult {
+	t.Helper()
+	res, err := properties.Search(sc, Faithful, properties.SearchOptions{
+		Checks: checks, Seed: 1, Wrap: properties.InBubble(t), Test: t,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cx := res.Counterexample; cx != nil {
+		t.Fatalf("%s must converge under %s, but:\n%s", sc.Name, Faithful, cx.Report())
+	}
+	if res.Runs != checks {
+		t.Fatalf("%d runs of %d", res.Runs, checks)
+	}
+	return res
+}
+
+// Measure reports, with -operators.measure, the runs per second and the
+// reconciles per second (of every controller) of whole runs of sc under
+// random schedules of every faithful fault, each in its own bubble, wall
+// time of everything included; and fails if a run fails.
+func Measure(t *testing.T, sc properties.Scenario) {
+	t.Helper()
+	if !*measure {
+		t.Skip("a measurement: run with -operators.measure")
+	}
+	plan, err := properties.PlanFor(sc, Faithful)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := faults.Schedules(Faithful, plan.Topology, plan.Budget)
+	var failure string
+	res := testing.Benchmark(func(b *testing.B) {
+		reconciles := 0
+		for i := 0; b.Loop(); i++ {
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			sched := gen.Example(int(r.Int32()))
+			var out *properties.Outcome
+			var err error
+			synctest.Test(t, func(*testing.T) {
+				out, err = properties.Execute(sc, sched, prng{r}, properties.RunOptions{})
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if out.Failure != nil && failure == "" {
+				failure = out.Failure.Report(sched)
+			}
+			for _, rec := range out.Cluster.Trace().Records {
+				if rec.Kind == model.ActReconcile {
+					reconciles++
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+		b.ReportMetric(float64(reconciles)/b.Elapsed().Seconds(), "reconciles/s")
+	})
+	if failure != "" {
+		t.Fatalf("a run failed: %s", failure)
+	}
+	t.Logf("MEASURE %s: %.1f runs/s, %.0f reconciles/s (%d runs)", sc.Name, res.Extra["runs/s"], res.Extra["reconciles/s"], res.N)
+}
+
+// Explore explores sc, with -operators.explore=BUDGET, under mix (every
+// faithful fault, or those left once a real finding is set aside) with
+// two deviations, deepening until the budget ends, reports the depth it
+// finished and its guarantee, and fails on a counterexample.
+func Explore(t *testing.T, sc properties.Scenario, mix faults.Mix) {
+	t.Helper()
+	if *explore <= 0 {
+		t.Skip("an exploration: run with -operators.explore=60s")
+	}
+	start := time.Now()
+	res, err := crt.Explore(t, sc, mix, properties.ExploreOptions{Depth: 64, Deviations: 2, Budget: *explore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cx := res.Counterexample; cx != nil {
+		t.Fatalf("%s", cx.Report())
+	}
+	t.Logf("EXPLORE %s under %s: depth %d finished in %v (budget %v)\n%s", sc.Name, mix, res.Depth, time.Since(start).Round(time.Second), *explore, res.Guarantee())
+}
+
+// prng chooses uniformly with a seeded generator.
+type prng struct{ r *rand.Rand }
+
+func (p prng) Choose(n int, _ string) int { return p.r.IntN(n) }
