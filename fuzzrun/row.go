@@ -49,6 +49,9 @@ type RowResult struct {
 	FirstVerdict string `json:"first_verdict,omitempty"`
 	Expect       string `json:"expect"`
 	OK           bool   `json:"ok"`
+	// NotShown is set when the row must fail and no run failed within its
+	// budget: not a wrong verdict, the budget ran out (ExitNotShown).
+	NotShown bool `json:"not_shown,omitempty"`
 	// Error is set when the row could not run at all.
 	Error string `json:"error,omitempty"`
 	// Converge summarizes the passing runs' times to converge.
@@ -116,7 +119,8 @@ func (r *RowResult) failed(f *Finding) {
 
 // judge sets OK: a row that must converge has no failure; a row that must
 // fail has failed, always with the expected verdict; a row without an
-// expectation is ok when nothing failed.
+// expectation is ok when nothing failed. A row that must fail and has no
+// failure at all is not OK but NotShown.
 func (r *RowResult) judge(row Row) {
 	r.Converge = convergeStats(r.times)
 	r.Expect = "converges"
@@ -130,6 +134,7 @@ func (r *RowResult) judge(row Row) {
 		r.OK = r.Failures == 0
 	default:
 		r.OK = r.Failures > 0 && r.Unexpected == 0
+		r.NotShown = r.Failures == 0
 	}
 }
 
