@@ -138,6 +138,7 @@ func plural(n int, noun string) string {
 // of executions, so the point where it runs out is the same on every
 // machine.
 func TestExploreInputsWithinDepthOne(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "cache-fixed")
 	restart, err := faults.ParseMix("restart")
 	require.NoError(t, err)

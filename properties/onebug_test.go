@@ -23,6 +23,7 @@ var healable = faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDela
 // single drop; the report must still be the swallowed error, with the drop
 // kept apart.
 func TestOneBugOneFinding(t *testing.T) {
+	skipUnderRace(t)
 	sc := properties.Scenario{Name: "swallows-errors", Build: world(broken.SwallowsErrors(), true)}
 	res, err := properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: ciChecks, Seed: 1})
 	require.NoError(t, err)
