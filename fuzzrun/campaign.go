@@ -312,6 +312,17 @@ func (c *campaign) spentBy(r *rowState) time.Duration {
 	return spent
 }
 
+// rowsInOvertime counts the rows running past the shared budget.
+func (c *campaign) rowsInOvertime() int {
+	n := 0
+	for _, r := range c.rows {
+		if c.stopping && !c.interrupted && c.hasSeeds(r) && r.inOvertime(c.spentBy(r), c.overtime) {
+			n++
+		}
+	}
+	return n
+}
+
 // hasSeeds reports whether the row has seeds left to run.
 func (c *campaign) hasSeeds(r *rowState) bool {
 	_, ok := c.opts.shard.seed(c.opts.seed, c.opts.runs, r.next)
@@ -451,9 +462,10 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 	c.respawn()
 }
 
-// respawn replaces a lost worker while the campaign goes on.
+// respawn replaces a lost worker while the campaign goes on, rows in
+// overtime included.
 func (c *campaign) respawn() {
-	if c.stopping || c.noRespawn != "" {
+	if c.interrupted || c.noRespawn != "" || c.stopping && c.rowsInOvertime() == 0 {
 		return
 	}
 	if err := c.spawn(); err != nil {
