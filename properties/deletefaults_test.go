@@ -20,6 +20,7 @@ import (
 // in the object's status, and whose goal is at most two, fails only after
 // two restarts. Each deletion passes, so both restarts stay.
 func TestShrinkKeepsFaultsTheFailureNeeds(t *testing.T) {
+	skipUnderRace(t)
 	sc := properties.Scenario{Name: "counts-lives", Build: func(cfg model.Config) (*model.Cluster, error) {
 		c := model.NewCluster(cfg)
 		if err := c.AddController(livesCounter()); err != nil {

@@ -22,6 +22,7 @@ import (
 // carries its transitions and replays byte for byte. The fixed operator
 // shows nothing.
 func TestExploreFindsBugsInInputs(t *testing.T) {
+	skipUnderRace(t)
 	for _, tc := range []struct {
 		scenario    string
 		verdict     properties.Verdict

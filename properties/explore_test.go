@@ -33,6 +33,7 @@ var dropOnly = faults.Mix{faults.KindDrop}
 // 3 proves there is none shorter, depth 4 finds it, at depth 4, and the
 // counterexample replays through the ordinary runner.
 func TestExploreFindsPlantedBugAtMinimalDepth(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "replicaset-noresync")
 	for _, stateless := range []bool{false, true} {
 		short, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3, Stateless: stateless})

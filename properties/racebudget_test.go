@@ -15,3 +15,12 @@ func skipUnderRace(t *testing.T) {
 		t.Skip("search results and determinism: run without -race (go test ./..., first in .ci/run)")
 	}
 }
+
+// raceBudget is full, or underRace under the race detector: for a test
+// whose runs exercise concurrency, a smaller budget of the same runs.
+func raceBudget(full, underRace int) int {
+	if raceEnabled {
+		return underRace
+	}
+	return full
+}
