@@ -18,7 +18,7 @@ import (
 // the depths before and itself, so at least as many executions run, and
 // the same number whatever the number of workers. Without a cache, where
 // nothing prunes, the counts are the same as one after another. Under
-// -race the rows stop at depth 4.
+// -race the rows stop at depth 4, without replicaset-level's.
 func TestExploreWorkersAgree(t *testing.T) {
 	for _, row := range []struct {
 		scenario   string
@@ -33,8 +33,13 @@ func TestExploreWorkersAgree(t *testing.T) {
 		{"replicaset-expectations", faults.Mix{faults.KindAPIError, faults.KindTimeTravel}, 3, 0},
 	} {
 		if raceEnabled {
-			// The same trees side by side, shallower: depth 6 of noresync
-			// alone took minutes under -race on a loaded runner.
+			// The same trees side by side, shallower: depth 6 of noresync,
+			// and the healable mix of replicaset-level with its 6,000
+			// executions a tree order, each took minutes under -race on a
+			// loaded runner. The other rows run workers side by side.
+			if row.scenario == "replicaset-level" {
+				continue
+			}
 			row.depth = min(row.depth, 4)
 		}
 		sc := catalogScenario(t, row.scenario)
