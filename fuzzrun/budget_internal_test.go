@@ -12,11 +12,12 @@ import (
 )
 
 // overtimeCampaign is a campaign over replicaset-noresync under drop,
-// whose first failing seed is 29, with a shared budget of 1 ms (the one
-// run every row gets is all it holds) and the given cap past it.
+// whose first failing seed is 29, with a shared budget of 1 ns, spent
+// before the first job (the one run every row gets is all the row has
+// within it), and the given cap past it.
 func overtimeCampaign(t *testing.T, limit overtimeCap) (*campaign, *strings.Builder) {
 	t.Helper()
-	opts, err := parse([]string{"-scenario", "replicaset-noresync", "-faults", "drop", "-duration", "1ms", "-workers", "1"},
+	opts, err := parse([]string{"-scenario", "replicaset-noresync", "-faults", "drop", "-duration", "1ns", "-workers", "1"},
 		io.Discard, scenarios.All(), func(string) string { return "" })
 	require.NoError(t, err)
 	var out strings.Builder
@@ -27,7 +28,7 @@ func overtimeCampaign(t *testing.T, limit overtimeCap) (*campaign, *strings.Buil
 }
 
 // TestARowThatMustFailRunsPastTheSharedBudgetUntilItFails: the row's
-// share of a 1 ms budget is one run; it runs on in overtime until seed
+// share of a 1 ns budget is one run; it runs on in overtime until seed
 // 29 fails, and the campaign exits 0 (issue 37, item 2). Without overtime
 // it stopped after one run, UNEXPECTED.
 func TestARowThatMustFailRunsPastTheSharedBudgetUntilItFails(t *testing.T) {

@@ -200,6 +200,11 @@ func (c *campaign) run() int {
 	c.progress.begin()
 
 	for {
+		if !c.stopping && !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+			// Past the deadline before its timer's event is read: no job
+			// starts within a budget that is spent.
+			c.endBudget()
+		}
 		c.dispatch()
 		if c.busy() == 0 {
 			break
@@ -208,9 +213,8 @@ func (c *campaign) run() int {
 		case ev := <-c.evs.c:
 			c.handle(ev)
 		case <-budget:
-			c.stopping = true
-			for _, r := range c.rows {
-				r.spentInBudget = r.spent
+			if !c.stopping {
+				c.endBudget()
 			}
 		case <-sig:
 			if c.interrupted {
@@ -228,6 +232,15 @@ func (c *campaign) run() int {
 	}
 	c.shutdown()
 	return c.finish()
+}
+
+// endBudget ends the shared budget: from now on only rows that have not
+// run and rows in overtime get runs.
+func (c *campaign) endBudget() {
+	c.stopping = true
+	for _, r := range c.rows {
+		r.spentInBudget = r.spent
+	}
 }
 
 // workersNeeded is -workers, or fewer when the campaign has fewer seeds
