@@ -142,7 +142,10 @@ func (p *progress) line() string {
 	if !p.c.deadline.IsZero() {
 		s += fmt.Sprintf("  remaining %s", max(0, time.Until(p.c.deadline)).Round(time.Second))
 	}
-	if p.c.stopping {
+	switch n := p.c.rowsInOvertime(); {
+	case n > 0:
+		s += fmt.Sprintf("  past the budget: %d rows that must fail run on until they do, up to their own cap", n)
+	case p.c.stopping:
 		s += fmt.Sprintf("  stopping: %d runs in flight", p.c.busy())
 	}
 	return s

@@ -30,9 +30,24 @@ func (p *progress) end(results []RowResult, code int) {
 			fmt.Fprintf(c.stdout, "\n%s under %s could not run: %s\n", r.Scenario, r.Faults, r.Error)
 		case r.firstUnexpected != nil:
 			fmt.Fprintf(c.stdout, "\n%s under %s was expected to show %q, but failed:\n%s", r.Scenario, r.Faults, r.Expect, r.firstUnexpected.Report)
-		case !r.OK:
-			fmt.Fprintf(c.stdout, "\n%s under %s was expected to show %q, but all %d runs passed\n", r.Scenario, r.Faults, r.Expect, r.Runs)
+		case r.NotShown:
+			passed := fmt.Sprintf("all %d runs passed", r.Runs)
+			if r.Runs == 1 {
+				passed = "its one run passed"
+			}
+			fmt.Fprintf(c.stdout, "\n%s under %s was expected to show %q: not shown within its budget, %s\n", r.Scenario, r.Faults, r.Expect, passed)
 		}
+	}
+	if n := notShown(results); n > 0 {
+		lead := "besides the wrong verdicts above,"
+		if code == ExitNotShown {
+			lead = "no wrong verdict, but"
+		}
+		rows := "1 row was not shown within its budget"
+		if n > 1 {
+			rows = fmt.Sprintf("%d rows were not shown within their budget", n)
+		}
+		fmt.Fprintf(c.stdout, "\n%s %s (NOT SHOWN): a longer -duration or more -runs may show what they must\n", lead, rows)
 	}
 	switch {
 	case c.opts.out != "" && c.writeErrors > 0:
@@ -73,10 +88,24 @@ func printTable(w io.Writer, results []RowResult) {
 			failures += fmt.Sprintf(" (%d adversarial)", r.Adversarial)
 		}
 		ok := "ok"
-		if !r.OK {
+		switch {
+		case r.NotShown:
+			ok = "NOT SHOWN"
+		case !r.OK:
 			ok = "UNEXPECTED"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Faults, r.Runs, failures, seed, shrunk, r.Converge, r.Expect, ok)
 	}
 	_ = tw.Flush()
+}
+
+// notShown counts the rows not shown within their budget.
+func notShown(results []RowResult) int {
+	n := 0
+	for _, r := range results {
+		if r.NotShown {
+			n++
+		}
+	}
+	return n
 }

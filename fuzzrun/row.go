@@ -2,9 +2,9 @@ package fuzzrun
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/quantile"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
@@ -49,17 +49,25 @@ type RowResult struct {
 	FirstVerdict string `json:"first_verdict,omitempty"`
 	Expect       string `json:"expect"`
 	OK           bool   `json:"ok"`
+	// NotShown is set when the row must fail and no run failed within its
+	// budget: not a wrong verdict, the budget ran out (ExitNotShown).
+	NotShown bool `json:"not_shown,omitempty"`
 	// Error is set when the row could not run at all.
 	Error string `json:"error,omitempty"`
 	// Converge summarizes the passing runs' times to converge.
 	Converge *ConvergeStats `json:"converge,omitempty"`
 
 	first, firstUnexpected *Finding
-	times                  []model.Time
+	// times summarizes the passing runs' times to converge in bounded
+	// memory, however many runs the row has.
+	times quantile.Sketch
 }
 
 // ConvergeStats are percentiles of the virtual time passing runs took to
-// converge after the cluster healed (properties.Outcome.ConvergeTime).
+// converge after the cluster healed (properties.Outcome.ConvergeTime),
+// from a quantile.Sketch: Max is exact, and so are P50 and P99 below 256
+// ticks; above, each is at most the exact nearest-rank percentile and
+// less than 1/128 (0.79%) below it (docs/design.md, "Time to converge").
 type ConvergeStats struct {
 	Runs int        `json:"runs"`
 	P50  model.Time `json:"p50"`
@@ -75,21 +83,22 @@ func (s *ConvergeStats) String() string {
 	return fmt.Sprintf("%d/%d/%d", s.P50, s.P99, s.Max)
 }
 
-// converged records a passing run's time to converge.
-func (r *RowResult) converged(t model.Time) { r.times = append(r.times, t) }
+// converged records a passing run's time to converge. A negative one, which
+// a worker of this program never reports, means the row's results cannot
+// be trusted: it is the row's error.
+func (r *RowResult) converged(t model.Time) {
+	if err := r.times.Add(int64(t)); err != nil && r.Error == "" {
+		r.Error = fmt.Sprintf("a worker reported a time to converge of %d ticks: %v", t, err)
+	}
+}
 
 // convergeStats summarizes times by the nearest-rank percentiles; nil when
 // there are none.
-func convergeStats(times []model.Time) *ConvergeStats {
-	if len(times) == 0 {
+func convergeStats(times *quantile.Sketch) *ConvergeStats {
+	if times.Count() == 0 {
 		return nil
 	}
-	sorted := slices.Sorted(slices.Values(times))
-	rank := func(p int) model.Time {
-		i := (p*len(sorted)+99)/100 - 1
-		return sorted[max(i, 0)]
-	}
-	return &ConvergeStats{Runs: len(sorted), P50: rank(50), P99: rank(99), Max: sorted[len(sorted)-1]}
+	return &ConvergeStats{Runs: int(times.Count()), P50: model.Time(times.Quantile(50)), P99: model.Time(times.Quantile(99)), Max: model.Time(times.Max())}
 }
 
 // failed records a failure of the row.
@@ -116,9 +125,10 @@ func (r *RowResult) failed(f *Finding) {
 
 // judge sets OK: a row that must converge has no failure; a row that must
 // fail has failed, always with the expected verdict; a row without an
-// expectation is ok when nothing failed.
+// expectation is ok when nothing failed. A row that must fail and has no
+// failure at all is not OK but NotShown.
 func (r *RowResult) judge(row Row) {
-	r.Converge = convergeStats(r.times)
+	r.Converge = convergeStats(&r.times)
 	r.Expect = "converges"
 	if row.Known {
 		r.Expect = row.Expect.String()
@@ -130,6 +140,7 @@ func (r *RowResult) judge(row Row) {
 		r.OK = r.Failures == 0
 	default:
 		r.OK = r.Failures > 0 && r.Unexpected == 0
+		r.NotShown = r.Failures == 0
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 // it lifts the limit as Search does. A limit set on the command line is
 // the user's, and Check keeps it.
 func TestCheckShrinkingDoesNotDependOnTheClock(t *testing.T) {
+	skipUnderRace(t)
 	if mode := os.Getenv("CONVERGE_CHECK_SHRINK"); mode != "" {
 		if mode == "hurried" {
 			require.NoError(t, flag.Set("rapid.shrinktime", "1ns"))

@@ -11,8 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// ciChecks is the number of runs each convergence claim gets.
-const ciChecks = 200
+// claimChecks is the number of runs each convergence claim gets.
+const claimChecks = 200
+
+// ciChecks is claimChecks, or 20 under -race (see skipUnderRace), after
+// the run without it gave all 200.
+var ciChecks = raceBudget(claimChecks, 20)
 
 // failChecks bounds the runs of a search that must fail. It stops at its
 // first failure, so the bound costs only a miss; the rarest failures

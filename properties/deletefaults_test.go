@@ -20,6 +20,7 @@ import (
 // in the object's status, and whose goal is at most two, fails only after
 // two restarts. Each deletion passes, so both restarts stay.
 func TestShrinkKeepsFaultsTheFailureNeeds(t *testing.T) {
+	skipUnderRace(t)
 	sc := properties.Scenario{Name: "counts-lives", Build: func(cfg model.Config) (*model.Cluster, error) {
 		c := model.NewCluster(cfg)
 		if err := c.AddController(livesCounter()); err != nil {
@@ -144,6 +145,7 @@ func assertSameCounterexample(t *testing.T, a, b *properties.Counterexample) {
 // counterexample has one, replays exactly, and a second search of the
 // seed finds the same.
 func TestDeletionLeavesOneFaultOfTimeTravelSeed(t *testing.T) {
+	skipUnderRace(t)
 	cx := deletionSearch(t, randomDeletionSeed, properties.Strategy{})
 	assertOneFaultLeft(t, cx)
 	assertSameCounterexample(t, cx, deletionSearch(t, randomDeletionSeed, properties.Strategy{}))
@@ -152,6 +154,7 @@ func TestDeletionLeavesOneFaultOfTimeTravelSeed(t *testing.T) {
 // TestDeletionLeavesOneFaultOfTimeTravelPCTSeed: the same under PCT, whose
 // change points are step counts a deleted fault shifts.
 func TestDeletionLeavesOneFaultOfTimeTravelPCTSeed(t *testing.T) {
+	skipUnderRace(t)
 	pct := properties.Strategy{Name: properties.StrategyPCT}
 	cx := deletionSearch(t, pctDeletionSeed, pct)
 	assertOneFaultLeft(t, cx)
@@ -166,6 +169,7 @@ const envDeletionCheck = "CONVERGE_DELETION_CHECK"
 // with CheckWith in synctest bubbles (InBubble), from the seed rapid
 // shrinks to two faults, fails with the one fault the pass left.
 func TestCheckReportsTheFaultsLeft(t *testing.T) {
+	skipUnderRace(t)
 	if os.Getenv(envDeletionCheck) != "" {
 		properties.CheckWith(t, scenarios.TimeTravel(), faults.Mix{faults.KindTimeTravel}, properties.CheckOptions{Wrap: properties.InBubble(t)})
 		return

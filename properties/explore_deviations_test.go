@@ -28,6 +28,7 @@ func offCanonical(choices []int) int {
 // bound of three at depth 4, its minimal depth without a bound. Each
 // counterexample keeps within its bound and replays.
 func TestExploreDeviationBound(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "replicaset-noresync")
 	none, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 8, Deviations: 1})
 	require.NoError(t, err)
@@ -69,6 +70,7 @@ func TestExploreDeviationBound(t *testing.T) {
 // depth plain re-execution gives, in fewer executions; and where there is
 // nothing to find, the bound explores fewer paths than no bound.
 func TestExploreDeviationBoundCachingAgrees(t *testing.T) {
+	skipUnderRace(t)
 	for _, row := range []struct {
 		scenario          string
 		mix               faults.Mix

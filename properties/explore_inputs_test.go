@@ -22,6 +22,7 @@ import (
 // carries its transitions and replays byte for byte. The fixed operator
 // shows nothing.
 func TestExploreFindsBugsInInputs(t *testing.T) {
+	skipUnderRace(t)
 	for _, tc := range []struct {
 		scenario    string
 		verdict     properties.Verdict
@@ -138,6 +139,7 @@ func plural(n int, noun string) string {
 // of executions, so the point where it runs out is the same on every
 // machine.
 func TestExploreInputsWithinDepthOne(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "cache-fixed")
 	restart, err := faults.ParseMix("restart")
 	require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 // that finds nothing it finds nothing, with fewer executions when states
 // are cached. With state caching and without.
 func TestExploreFaultsDecidedAtTheirWriteAgree(t *testing.T) {
+	skipUnderRace(t)
 	for _, row := range []struct {
 		sc    properties.Scenario
 		mix   faults.Mix

@@ -16,6 +16,7 @@ import (
 // verdict, and reports nothing where that reports nothing, with fewer
 // steps when states are cached; with state caching and without.
 func TestExploreSharedFaultTreesAgree(t *testing.T) {
+	skipUnderRace(t)
 	all := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
 		faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
 	for _, row := range []struct {
@@ -65,6 +66,7 @@ func TestExploreSharedFaultTreesAgree(t *testing.T) {
 // meet a failing schedule after 233 executions, the shared tree after
 // 435.
 func TestExploreSharedFaultTreesCoverTwoFaults(t *testing.T) {
+	skipUnderRace(t)
 	for _, row := range []struct {
 		sc    properties.Scenario
 		mix   faults.Mix

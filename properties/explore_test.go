@@ -33,6 +33,7 @@ var dropOnly = faults.Mix{faults.KindDrop}
 // 3 proves there is none shorter, depth 4 finds it, at depth 4, and the
 // counterexample replays through the ordinary runner.
 func TestExploreFindsPlantedBugAtMinimalDepth(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "replicaset-noresync")
 	for _, stateless := range []bool{false, true} {
 		short, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 3, Stateless: stateless})
@@ -87,6 +88,7 @@ func TestExploreConvergingRowsReportNothing(t *testing.T) {
 // same minimal depth, and each reduction runs no more executions than
 // plain re-execution.
 func TestExploreCachingAgrees(t *testing.T) {
+	skipUnderRace(t)
 	for _, row := range []struct {
 		scenario string
 		mix      faults.Mix
@@ -138,6 +140,9 @@ func TestExploreWithAFullCache(t *testing.T) {
 		{"replicaset-noresync", 5},
 		{"replicaset-level", 3},
 	} {
+		if raceEnabled && row.depth > 3 {
+			continue // the shallow rows check workers sharing the bound under -race
+		}
 		sc := catalogScenario(t, row.scenario)
 		whole, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: row.depth})
 		require.NoError(t, err)
@@ -304,6 +309,7 @@ func TestExploreLogsDepthsToItsTest(t *testing.T) {
 // TestExploreIsDeterministic: the same exploration twice runs the same
 // executions, sees the same states and finds the same counterexample.
 func TestExploreIsDeterministic(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "replicaset-noresync")
 	a, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
 	require.NoError(t, err)
@@ -323,6 +329,7 @@ func TestExploreIsDeterministic(t *testing.T) {
 // fails under drop, duplicate, expire, restart, edit and apierror, and
 // shows nothing under delay, stale, rival and partition at small depth.
 func TestExploreEdgeFaultMatrix(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "replicaset-edge")
 	for kind, depth := range map[faults.Kind]int{
 		faults.KindDrop: 1, faults.KindDuplicate: 2, faults.KindExpire: 5,
@@ -360,6 +367,7 @@ func TestExploreStrikesWithTimeTravel(t *testing.T) {
 // included, the build that names unfingerprinted memory and the
 // counterexample's replay, and changes nothing of the result.
 func TestExploreWrapsEveryExecution(t *testing.T) {
+	skipUnderRace(t)
 	sc := catalogScenario(t, "replicaset-noresync")
 	plain, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5})
 	require.NoError(t, err)

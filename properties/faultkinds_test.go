@@ -119,6 +119,7 @@ func primaryWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, err
 // the reference controllers' claims, a deliberately broken controller that
 // the fault exposes, and a correct controller that survives the same fault.
 func TestEachFaultKindExposesItsBug(t *testing.T) {
+	skipUnderRace(t)
 	for _, tc := range faultKindCases() {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			mix := faults.Mix{tc.kind}

@@ -56,6 +56,7 @@ func TestAPreparedScenarioBuildsOnlyForItsRuns(t *testing.T) {
 // down to the trace and the replay line; that includes a second search of
 // one bug, one finding.
 func TestAPreparedScenarioSearchesAsAFreshOne(t *testing.T) {
+	skipUnderRace(t)
 	sc := scenarios.ReplicaSetEdge()
 	for _, mix := range []faults.Mix{{faults.KindDrop}, {faults.KindDrop, faults.KindRestart}} {
 		p, err := properties.Prepare(sc, mix)

@@ -42,6 +42,7 @@ var reportPattern = regexp.MustCompile(`(?s)scenario my-edge, faults [a-z,]+, se
 // line from the module root, and requires the same failure, seed and
 // report.
 func TestTheReplayLineReplaysAUserTest(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs go test four times")
 	}

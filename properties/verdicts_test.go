@@ -109,6 +109,7 @@ func randomSchedule(seed int, plan properties.Plan, mix faults.Mix) faults.Sched
 // trap 6): for 100 seeds of every built-in scenario, two runs give
 // byte-identical traces.
 func TestSameSeedSameTrace(t *testing.T) {
+	skipUnderRace(t)
 	for _, sc := range scenarios.All() {
 		mix := sc.EveryFault()
 		plan, err := properties.PlanFor(sc, mix)
