@@ -100,6 +100,7 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 	// The converter is read at each write, not now: Setup may pin an
 	// ambiguous kind's group after this (pin.go), and an owner reference
 	// to that kind takes its apiVersion from the pinned converter.
+	s.AddAdmission(admit.Defaults)
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
 		return admit.Builtin(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
 	})

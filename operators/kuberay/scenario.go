@@ -21,7 +21,6 @@ import (
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/operators/moddir"
-	"github.com/converge-sim/converge/operators/suite"
 	"github.com/converge-sim/converge/properties"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray"
@@ -81,7 +80,6 @@ func Scenario(name string, w World) properties.Scenario {
 		Doc:  "KubeRay's RayCluster controller, its own SetupWithManager and CRDs, with the built-in kubelet",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
-			c.Server().AddAdmission(suite.ServiceTargetPorts)
 			mgr, err := crt.NewManager(c, w.Conv, crt.ManagerOptions{CRDs: w.CRDs})
 			if err != nil {
 				return nil, err

@@ -26,7 +26,7 @@ func scenario(t *testing.T) properties.Scenario {
 // TestConverges: trust-manager's Bundle controller, its own
 // SetupWithManager and CRDs, applies every Bundle as its ClusterBundle and
 // marks it Deprecated, under every faithful fault.
-func TestConverges(t *testing.T) { suite.Converges(t, scenario(t), 30) }
+func TestConverges(t *testing.T) { suite.Converges(t, scenario(t), suite.Faithful, 30) }
 
 // TestMeasure reports runs and reconciles per second (-operators.measure).
 func TestMeasure(t *testing.T) { suite.Measure(t, scenario(t)) }
