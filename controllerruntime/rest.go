@@ -198,11 +198,7 @@ func (t *restTransport) serve(ctx context.Context, r *restRequest) (int, any, er
 	}
 	switch r.verb {
 	case http.MethodGet:
-		u := t.object(r)
-		if err := t.cl.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: r.name}, u); err != nil {
-			return 0, nil, err
-		}
-		return http.StatusOK, u, nil
+		return t.get(ctx, r)
 	case http.MethodPut:
 		u, err := t.decode(r)
 		if err != nil {
@@ -224,6 +220,15 @@ func (t *restTransport) serve(ctx context.Context, r *restRequest) (int, any, er
 	return 0, nil, methodNotAllowed(r)
 }
 
+// get reads the object r names from the API server.
+func (t *restTransport) get(ctx context.Context, r *restRequest) (int, any, error) {
+	u := t.object(r)
+	if err := t.cl.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: r.name}, u); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, u, nil
+}
+
 // serveStatus serves the status subresource: get, update and patch.
 func (t *restTransport) serveStatus(ctx context.Context, r *restRequest) (int, any, error) {
 	if r.name == "" {
@@ -234,11 +239,7 @@ func (t *restTransport) serveStatus(ctx context.Context, r *restRequest) (int, a
 	}
 	switch r.verb {
 	case http.MethodGet:
-		u := t.object(r)
-		if err := t.cl.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: r.name}, u); err != nil {
-			return 0, nil, err
-		}
-		return http.StatusOK, u, nil
+		return t.get(ctx, r)
 	case http.MethodPut:
 		u, err := t.decode(r)
 		if err != nil {
