@@ -601,6 +601,15 @@ func (c *campaign) finish() int {
 	if c.writeErrors > 0 || (c.noRespawn != "" && c.runs == 0) || c.brokenProtocol {
 		code = ExitUsage
 	}
+	// The summary file is the last thing written: a shard killed before it
+	// leaves findings and no summary, which -merge says.
+	if c.opts.out != "" && c.writeErrors == 0 {
+		if err := c.writeSummary(results, code); err != nil {
+			fmt.Fprintf(c.stderr, "fuzzrun: writing the summary to %s: %v\n", c.opts.out, err)
+			c.writeErrors++
+			code = ExitUsage
+		}
+	}
 	c.progress.end(results, code)
 	return code
 }

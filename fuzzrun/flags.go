@@ -49,6 +49,7 @@ const (
 	modeReplayFile
 	modeReplaySeed
 	modeExplore
+	modeMerge
 )
 
 type options struct {
@@ -80,6 +81,8 @@ type options struct {
 	workerMemory int
 	// rapidArgs are the rapid flags given, passed on to workers.
 	rapidArgs []string
+	// mergeDirs are -merge's shard directories.
+	mergeDirs []string
 }
 
 // parse parses and validates the command line. getenv reads the shard
@@ -98,6 +101,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		shard     string
 		list      bool
 		force     bool
+		merge     bool
 	)
 	fs.DurationVar(&opts.duration, "duration", DefaultDuration, fmt.Sprintf("wall-clock budget of the campaign (at most %v); none when only -runs is given. With -strategy exhaustive, of each row's exploration, which stops deepening at the first depth it cannot finish in time (0: none, explore to -depth however long it takes)", MaxDuration))
 	fs.IntVar(&opts.runs, "runs", 0, fmt.Sprintf("run `N` seeds of each row, -seed … -seed+N-1, split among the shards (0 to %d; 0: until -duration)", int64(MaxRuns)))
@@ -119,6 +123,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&opts.html, "html", "", "with -replay or a seed replay: also write the run's timeline page (one self-contained HTML file) to `FILE`; a run that passes gets one too, marked 'No property violated'")
 	fs.BoolVar(&opts.traceJSON, "trace-json", false, "with -replay or a seed replay: print the trace as JSON lines on stdout, the report on stderr")
 	fs.BoolVar(&opts.json, "json", false, "print progress, findings, rows and a summary as JSON lines (with -strategy exhaustive: an event per row, then a summary)")
+	fs.BoolVar(&merge, "merge", false, "fold the -out directories of a campaign's shards, given as arguments, into one directory (-out) and one summary: fuzzrun -merge -out DIR SHARD_DIR...")
 	fs.BoolVar(&list, "list", false, "list scenarios, fault kinds, strategies and what each scenario must show")
 	fs.DurationVar(&opts.runTimeout, "run-timeout", DefaultRunTimeout, fmt.Sprintf("kill a worker whose run (shrinking included) takes longer, and report a hang (at most %v)", maxRunTimeout*time.Second))
 	fs.IntVar(&opts.workerMemory, "worker-memory", DefaultWorkerMemory, fmt.Sprintf("memory limit of each worker process in `MiB` (%d to %d): a run whose heap grows past it is an oom finding", minWorkerMemory, maxWorkerMemory))
@@ -135,9 +140,6 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) {
 		set[f.Name] = true
@@ -145,6 +147,12 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 			opts.rapidArgs = append(opts.rapidArgs, "-"+f.Name+"="+f.Value.String())
 		}
 	})
+	if merge {
+		return parseMerge(&opts, fs, set)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (shard directories are for -merge)", fs.Arg(0))
+	}
 
 	var err error
 	exhaustive := strategy == properties.StrategyExhaustive
@@ -301,6 +309,24 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("shard %s is empty: -seed %d leaves fewer than %d seeds before the largest, %d", opts.shard, opts.seed, opts.shard.Index+1, uint64(math.MaxUint64))
 	}
 	return &opts, nil
+}
+
+// parseMerge validates -merge's command line: -out and shard directories
+// as arguments, and -json; every other flag is a campaign's.
+func parseMerge(opts *options, fs *flag.FlagSet, set map[string]bool) (*options, error) {
+	for name := range set {
+		if name != "merge" && name != "out" && name != "json" {
+			return nil, fmt.Errorf("-merge takes only -out, -json and the shard directories, not -%s", name)
+		}
+	}
+	switch {
+	case opts.out == "":
+		return nil, errors.New("-merge needs -out DIR, the directory to merge into")
+	case fs.NArg() == 0:
+		return nil, errors.New("-merge needs the shard directories as arguments: fuzzrun -merge -out DIR SHARD_DIR...")
+	}
+	opts.mode, opts.mergeDirs = modeMerge, fs.Args()
+	return opts, nil
 }
 
 // flagValue returns the value of the flag name of fs, of type T.

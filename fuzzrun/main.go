@@ -119,6 +119,8 @@ func Run(args []string, stdout, stderr io.Writer, scenarios []properties.Scenari
 		return replaySeed(stdout, stderr, opts)
 	case modeExplore:
 		return explore(stdout, stderr, opts)
+	case modeMerge:
+		return merge(stdout, stderr, opts)
 	}
 	if len(rows(opts)) == 0 {
 		fmt.Fprintln(stderr, "fuzzrun: no rows: the selected scenarios declare no fault mixes; pick one with -faults")

@@ -79,7 +79,7 @@ func printTable(w io.Writer, results []RowResult) {
 			default:
 				shrunk += fmt.Sprintf(", %d transitions", r.ShrunkTransitions)
 			}
-			if r.first.Lost() {
+			if r.FirstLost {
 				shrunk = r.FirstVerdict
 			}
 		}

@@ -47,8 +47,11 @@ type RowResult struct {
 	ShrunkTransitions int `json:"shrunk_transitions,omitempty"`
 	// FirstVerdict is that failure's verdict.
 	FirstVerdict string `json:"first_verdict,omitempty"`
-	Expect       string `json:"expect"`
-	OK           bool   `json:"ok"`
+	// FirstLost is set when that failure is a lost run (Finding.Lost):
+	// it has no shrunk schedule.
+	FirstLost bool   `json:"first_lost,omitempty"`
+	Expect    string `json:"expect"`
+	OK        bool   `json:"ok"`
 	// NotShown is set when the row must fail and no run failed within its
 	// budget: not a wrong verdict, the budget ran out (ExitNotShown).
 	NotShown bool `json:"not_shown,omitempty"`
@@ -121,6 +124,7 @@ func (r *RowResult) failed(f *Finding) {
 	r.ShrunkFaults = len(f.Schedule)
 	r.ShrunkTransitions = len(f.Transitions)
 	r.FirstVerdict = f.Verdict
+	r.FirstLost = f.Lost()
 }
 
 // judge sets OK: a row that must converge has no failure; a row that must
