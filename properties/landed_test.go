@@ -167,3 +167,121 @@ func TestReplaysMatchesAnswersByPositionPerFamily(t *testing.T) {
 	assert.False(t, replays(asked, draws{"a": {0}}))
 	assert.True(t, replays(nil, draws{"a": {0}}), "a reference that drew nothing stands for any history")
 }
+
+// storage acts on the Cache's spec.size, reported in status.size and
+// held by its Claim web-data, and refuses to shrink: a smaller spec.size
+// gets status.refused and leaves the size as it was. When stuck, once it
+// refused it never grows again, nor says so: a real bug.
+func storage(stuck bool) model.Controller {
+	return model.Controller{
+		Name: "storage",
+		For:  "Cache",
+		Owns: []string{"Claim"},
+		NewReconciler: func(cl model.Client) model.Reconciler {
+			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+				obj, err := cl.Get("Cache", req.Namespace, req.Name)
+				if err != nil {
+					return model.Result{}, nil
+				}
+				size, want := obj.Spec.Int("size"), obj.Spec.Int("size")
+				if obj.Status.Has("size") {
+					size = obj.Status.Int("size")
+				}
+				status := model.Values{"observedGeneration": obj.Generation}
+				switch {
+				case want < size:
+					status["refused"] = "ShrinkNotSupported"
+					status["everRefused"] = true
+				case stuck && obj.Status.Has("everRefused"):
+					status["everRefused"] = true
+				default:
+					size = want
+				}
+				status["size"] = size
+				claim, err := cl.Get("Claim", req.Namespace, "web-data")
+				switch {
+				case model.ReasonOf(err) == model.ReasonNotFound:
+					claim = &model.Object{Kind: "Claim", Namespace: req.Namespace, Name: "web-data", OwnerReferences: []model.OwnerReference{model.NewOwnerReference(obj)},
+						Spec: model.NewFields(model.Values{"size": size})}
+					if err := cl.Create(claim); err != nil {
+						return model.Result{}, err
+					}
+				case err != nil:
+					return model.Result{}, err
+				case claim.Spec.Int("size") != size:
+					claim.Spec = model.NewFields(model.Values{"size": size})
+					if err := cl.Update(claim); err != nil {
+						return model.Result{}, err
+					}
+				}
+				if s := model.NewFields(status); !obj.Status.Equal(s) {
+					obj.Status = s
+					return model.Result{}, cl.UpdateStatus(obj)
+				}
+				return model.Result{}, nil
+			})
+		},
+	}
+}
+
+func storageScenario(stuck, declare bool) Scenario {
+	sc := Scenario{
+		Name: "storage",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			if err := c.AddController(storage(stuck)); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web", Spec: size(5)})
+		},
+		Inputs: &Inputs{Target: cacheRef, Spec: rapid.Just(size(1))},
+	}
+	if declare {
+		sc.Inputs.Refused = func(o *model.Object) (string, bool) {
+			r := o.Status.Str("refused")
+			return r, r != ""
+		}
+	}
+	return sc
+}
+
+func size(n int64) model.Fields { return model.NewFields(model.Values{"size": n}) }
+
+// TestARefusedInputIsComparedFromTheLastAcceptedSpec: an operator that
+// refuses to shrink keeps its size; a fresh cluster given the smaller spec
+// directly would not, so without Inputs.Refused the oracle blames the
+// refusal (seen below). With it, the reference converges on the last
+// accepted spec first, and there is no finding.
+func TestARefusedInputIsComparedFromTheLastAcceptedSpec(t *testing.T) {
+	in := Transitions{size(3)}
+	out, err := Execute(storageScenario(false, false), nil, firstChoice{}, RunOptions{Inputs: in})
+	require.NoError(t, err)
+	require.NotNil(t, out.Failure, "undeclared, the refusal is taken for a history")
+	assert.Contains(t, out.Failure.Details, "Claim default/web-data spec.size: 5 after the transitions, 3 in a fresh cluster")
+
+	for _, in := range []Transitions{{size(3)}, {size(8), size(3)}, {size(3), size(2)}} {
+		out, err := Execute(storageScenario(false, true), nil, firstChoice{}, RunOptions{Inputs: in})
+		require.NoError(t, err)
+		assert.Nil(t, out.Failure, "inputs %v", in)
+	}
+}
+
+// TestABugAfterARefusalIsStillFound: the stuck operator never grows again
+// after a refusal. With the final spec accepted, the reference is the
+// usual one; with it refused, the report says so and names the last
+// accepted spec.
+func TestABugAfterARefusalIsStillFound(t *testing.T) {
+	out, err := Execute(storageScenario(true, true), nil, firstChoice{}, RunOptions{Inputs: Transitions{size(3), size(8)}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, HistoryDependent, out.Failure.Verdict)
+	assert.Contains(t, out.Failure.Details, "Claim default/web-data spec.size: 5 after the transitions, 8 in a fresh cluster")
+
+	out, err = Execute(storageScenario(true, true), nil, firstChoice{}, RunOptions{Inputs: Transitions{size(3), size(8), size(4)}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, HistoryDependent, out.Failure.Verdict)
+	assert.Contains(t, out.Failure.Summary, "a fresh cluster given the last accepted spec, then the final spec")
+	assert.Contains(t, out.Failure.Diagnosis[0], "the operator refused the final spec (ShrinkNotSupported): it was compared with a fresh cluster converged on the last spec it accepted, {size: 8}")
+	assert.Contains(t, out.Failure.Details, "Claim default/web-data spec.size: 5 after the transitions, 8 in a fresh cluster")
+}
