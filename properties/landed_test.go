@@ -285,3 +285,79 @@ func TestABugAfterARefusalIsStillFound(t *testing.T) {
 	assert.Contains(t, out.Failure.Diagnosis[0], "the operator refused the final spec (ShrinkNotSupported): it was compared with a fresh cluster converged on the last spec it accepted, {size: 8}")
 	assert.Contains(t, out.Failure.Details, "Claim default/web-data spec.size: 5 after the transitions, 8 in a fresh cluster")
 }
+
+// porter creates the Service web with the Cache's spec.port, 0 when it has
+// none, and never updates it: a port change never reaches it (a real
+// history dependence). A Service with port 0 is invalid (validPorts).
+func porter() model.Controller {
+	return model.Controller{
+		Name: "porter",
+		For:  "Cache",
+		Owns: []string{"Service"},
+		NewReconciler: func(cl model.Client) model.Reconciler {
+			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+				obj, err := cl.Get("Cache", req.Namespace, req.Name)
+				if err != nil {
+					return model.Result{}, nil
+				}
+				if _, err := cl.Get("Service", req.Namespace, "web"); model.ReasonOf(err) != model.ReasonNotFound {
+					return model.Result{}, err
+				}
+				return model.Result{}, cl.Create(&model.Object{Kind: "Service", Namespace: req.Namespace, Name: "web",
+					OwnerReferences: []model.OwnerReference{model.NewOwnerReference(obj)},
+					Spec:            model.NewFields(model.Values{"port": obj.Spec.Int("port")})})
+			})
+		},
+	}
+}
+
+// validPorts rejects a Service whose port is not in 1-65535, as a real
+// API server validates built-in kinds.
+func validPorts(_ string, _ model.Verb, _, obj *model.Object) error {
+	if p := obj.Spec.Int("port"); obj.Kind == "Service" && (p < 1 || p > 65535) {
+		return &model.StatusError{Reason: model.ReasonInvalid, Message: "spec.port: Invalid value: must be between 1 and 65535"}
+	}
+	return nil
+}
+
+func porterScenario() Scenario {
+	return Scenario{
+		Name: "porter",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			c.Server().AddAdmission(validPorts)
+			if err := c.AddController(porter()); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web", Spec: model.NewFields(model.Values{"port": int64(80)})})
+		},
+		// A spec with no port, or a port 1-3.
+		Inputs: &Inputs{Target: cacheRef, Spec: rapid.Custom(func(t *rapid.T) model.Fields {
+			if p := rapid.IntRange(0, 3).Draw(t, "port"); p > 0 {
+				return model.NewFields(model.Values{"port": int64(p)})
+			}
+			return model.Fields{}
+		})},
+	}
+}
+
+// TestAWitnessNeedsValidChildren: a spec whose children a real API server
+// rejects as invalid is no witness of a history dependence (here a fresh
+// cluster given no port loops on an invalid Service), so the search
+// shrinks to the smallest spec whose children are valid. Without the
+// rule, the empty spec is reported (seen: a fresh cluster fails with
+// rejected writes).
+func TestAWitnessNeedsValidChildren(t *testing.T) {
+	out, err := Execute(porterScenario(), nil, firstChoice{}, RunOptions{Inputs: Transitions{{}}})
+	require.NoError(t, err)
+	assert.Nil(t, out.Failure, "the fresh cluster's Service would be invalid")
+
+	res, err := Search(porterScenario(), nil, SearchOptions{Test: t, Checks: 50, Seed: 1})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample, "the port change never reaches the Service")
+	cx := res.Counterexample
+	assert.Equal(t, HistoryDependent, cx.Failure.Verdict)
+	require.Len(t, cx.Inputs, 1)
+	assert.Equal(t, int64(1), cx.Inputs[0].Int("port"), "the smallest spec with a valid Service")
+	assert.Contains(t, cx.Failure.Details, "Service default/web spec.port: 80 after the transitions, 1 in a fresh cluster")
+}
