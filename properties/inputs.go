@@ -33,6 +33,9 @@ const InputsActor = "inputs"
 // target's final spec S, the state (the target's status, and the objects
 // it owns, transitively, with their labels and specs) must equal the
 // state a fresh cluster converges to when S is its spec from the start.
+// Only the transitions the API server accepted count; the reference run
+// draws the world's choices as the run did (see docs/design.md,
+// "State-transition inputs").
 type Inputs struct {
 	// Target is the object whose spec the transitions set; the scenario's
 	// Build creates it.
