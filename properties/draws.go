@@ -94,8 +94,12 @@ func replays(asked []ask, d draws) bool {
 }
 
 // generatedAlphabet is the alphabet of the suffixes the model's API
-// server appends to a GenerateName (model.Server's generateName).
-const generatedAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+// server appends to a GenerateName (model.Server's generateName),
+// and generatedSuffixLen their length.
+const (
+	generatedAlphabet  = "bcdfghjklmnpqrstvwxz2456789"
+	generatedSuffixLen = 5
+)
 
 // drawFamily is a choice's label with generated name suffixes replaced by
 // "*": "kubelet: does pi-x7kq2 fail" is "kubelet: does pi-* fail". A
@@ -106,7 +110,7 @@ func drawFamily(label string) string {
 	var b strings.Builder
 	for i := 0; i < len(label); i++ {
 		b.WriteByte(label[i])
-		end := i + 1 + 5
+		end := i + 1 + generatedSuffixLen
 		if label[i] != '-' || end > len(label) || (end < len(label) && isNameByte(label[end])) ||
 			strings.Trim(label[i+1:end], generatedAlphabet) != "" {
 			continue
