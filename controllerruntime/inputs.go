@@ -8,6 +8,7 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +25,54 @@ type InputsOptions struct {
 	// out (properties.Inputs.Ignore), as the model flattens objects:
 	// "spec.template.metadata.annotations.restartedAt".
 	Ignore []string
+	// Refused lists the status conditions by which the operator says it
+	// refused the target's spec on purpose (shrinking storage, scaling
+	// down) and keeps acting on the last spec it accepted: the target's
+	// spec is refused while one of them holds (properties.Inputs.Refused).
+	Refused []RefusedCondition
+}
+
+// RefusedCondition matches a status condition (metav1.Condition, in
+// status.conditions) that says the operator refused its spec: one of
+// Type whose status is Status and, when Reason is set, whose reason is
+// Reason. A condition whose observedGeneration is set and is not the
+// object's generation speaks of an older spec and does not match.
+type RefusedCondition struct {
+	Type   string
+	Status metav1.ConditionStatus
+	Reason string
+	_      struct{}
+}
+
+// refused returns the properties.Inputs.Refused of conds: the reason is
+// "Type=Status (Reason: message)" of the first condition that matches.
+func refused(conds []RefusedCondition) func(*model.Object) (string, bool) {
+	if len(conds) == 0 {
+		return nil
+	}
+	return func(o *model.Object) (string, bool) {
+		for i := 0; o.Status.Has(fmt.Sprintf("conditions[%d].type", i)); i++ {
+			at := func(f string) string { return o.Status.Str(fmt.Sprintf("conditions[%d].%s", i, f)) }
+			if g := fmt.Sprintf("conditions[%d].observedGeneration", i); o.Status.Has(g) && o.Status.Int(g) != o.Generation {
+				continue
+			}
+			for _, c := range conds {
+				if at("type") == c.Type && at("status") == string(c.Status) && (c.Reason == "" || at("reason") == c.Reason) {
+					return fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, at("reason"), at("message")), true
+				}
+			}
+		}
+		return "", false
+	}
+}
+
+func validRefused(conds []RefusedCondition) error {
+	for _, c := range conds {
+		if c.Type == "" || c.Status == "" {
+			return fmt.Errorf("inputs: a refused condition needs a type and a status, got type %q status %q", c.Type, c.Status)
+		}
+	}
+	return nil
 }
 
 // Inputs returns the state transitions of a custom resource for
@@ -46,6 +95,9 @@ func Inputs(crds *crd.Set, conv *convert.Converter, target client.Object, opts I
 	if target.GetName() == "" {
 		return nil, errors.New("inputs: the target object has no name")
 	}
+	if err := validRefused(opts.Refused); err != nil {
+		return nil, err
+	}
 	kind, err := conv.Kind(target)
 	if err != nil {
 		return nil, fmt.Errorf("inputs: target %s: %w", target.GetName(), err)
@@ -63,10 +115,11 @@ func Inputs(crds *crd.Set, conv *convert.Converter, target client.Object, opts I
 		return nil, fmt.Errorf("inputs: %s: %w", gvk, err)
 	}
 	return &properties.Inputs{
-		Target: model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
-		Spec:   asTyped(spec, conv, kind),
-		Max:    opts.Max,
-		Ignore: opts.Ignore,
+		Target:  model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
+		Spec:    asTyped(spec, conv, kind),
+		Max:     opts.Max,
+		Ignore:  opts.Ignore,
+		Refused: refused(opts.Refused),
 	}, nil
 }
 

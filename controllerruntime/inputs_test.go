@@ -1,6 +1,7 @@
 package controllerruntime_test
 
 import (
+	"fmt"
 	"testing"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
@@ -47,4 +48,52 @@ func TestInputsForACustomResource(t *testing.T) {
 	}
 	_, err = crt.Inputs(w.CRDs, w.Conv, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, crt.InputsOptions{})
 	assert.ErrorContains(t, err, "no CRD serves apps/v1, Kind=Deployment")
+}
+
+// InputsOptions.Refused matches the operator's status conditions: a
+// condition of the type and status (and reason, when given) refuses the
+// spec, unless it speaks of an older generation.
+func TestInputsRefusedMatchesStatusConditions(t *testing.T) {
+	w, err := kvstore.NewWorld()
+	require.NoError(t, err)
+	in, err := crt.Inputs(w.CRDs, w.Conv, kvstore.New("default", "store"), crt.InputsOptions{Refused: []crt.RefusedCondition{
+		{Type: "Resizing", Status: metav1.ConditionFalse, Reason: "ShrinkNotSupported"},
+		{Type: "ScaleRefused", Status: metav1.ConditionTrue},
+	}})
+	require.NoError(t, err)
+	require.NotNil(t, in.Refused)
+	obj := func(gen int64, conds ...model.Values) *model.Object {
+		v := model.Values{}
+		for i, c := range conds {
+			for k, x := range c {
+				v[fmt.Sprintf("conditions[%d].%s", i, k)] = x
+			}
+		}
+		return &model.Object{Kind: "KVStore", Generation: gen, Status: model.NewFields(v)}
+	}
+	ready := model.Values{"type": "Ready", "status": "True", "reason": "Up"}
+	for _, tc := range []struct {
+		name   string
+		o      *model.Object
+		reason string
+	}{
+		{"no conditions", obj(1), ""},
+		{"other conditions", obj(1, ready), ""},
+		{"type, status and reason", obj(2, ready, model.Values{"type": "Resizing", "status": "False", "reason": "ShrinkNotSupported", "message": "no shrink", "observedGeneration": int64(2)}),
+			"Resizing=False (ShrinkNotSupported: no shrink)"},
+		{"another reason", obj(2, model.Values{"type": "Resizing", "status": "False", "reason": "Busy"}), ""},
+		{"another status", obj(2, model.Values{"type": "Resizing", "status": "True", "reason": "ShrinkNotSupported"}), ""},
+		{"an older generation", obj(3, model.Values{"type": "Resizing", "status": "False", "reason": "ShrinkNotSupported", "observedGeneration": int64(2)}), ""},
+		{"any reason", obj(1, model.Values{"type": "ScaleRefused", "status": "True", "reason": "ScaleDown", "message": "m"}), "ScaleRefused=True (ScaleDown: m)"},
+	} {
+		reason, refused := in.Refused(tc.o)
+		assert.Equal(t, tc.reason != "", refused, tc.name)
+		assert.Equal(t, tc.reason, reason, tc.name)
+	}
+
+	plain, err := crt.Inputs(w.CRDs, w.Conv, kvstore.New("default", "store"), crt.InputsOptions{})
+	require.NoError(t, err)
+	assert.Nil(t, plain.Refused, "no conditions declared: nothing is refused")
+	_, err = crt.Inputs(w.CRDs, w.Conv, kvstore.New("default", "store"), crt.InputsOptions{Refused: []crt.RefusedCondition{{Type: "Resizing"}}})
+	assert.ErrorContains(t, err, `a refused condition needs a type and a status, got type "Resizing" status ""`)
 }

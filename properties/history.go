@@ -250,15 +250,21 @@ func unionPaths(a, b model.Fields) []string {
 	return slices.Compact(ps)
 }
 
-// referenceMemo keeps the converged state of a fresh cluster per final
-// spec, keyed by the spec: every run and shrink step of a
-// prepared scenario that ends on the same spec reuses one reference run.
-// It keeps the memoCapacity newest entries, so a long campaign over a large
-// space of specs does not grow without bound; an evicted spec costs one
+// referenceMemo keeps the outcomes of reference runs, keyed by the final
+// spec (and the last accepted spec it starts from, when the operator
+// refused the final one): every run and shrink step of a prepared scenario
+// that ends on the same spec reuses one reference run, as long as that run
+// would draw the same world from the new run's draws. A reference run
+// replays the history's draws (see draws), so a key holds one entry per
+// set of answers the reference runs got; an entry serves a new run only if
+// replaying the new run's draws gives it the same answers (replays), and
+// never otherwise, so a stale entry cannot decide a verdict. The memo
+// keeps the memoCapacity newest entries, so a long campaign over a large
+// space of specs does not grow without bound; an evicted entry costs one
 // more reference run, never a different verdict.
 type referenceMemo struct {
-	runs map[string]reference
-	// order holds the keys of runs, oldest first.
+	runs map[string][]reference
+	// order holds the key of every entry of runs, oldest first.
 	order  []string
 	hits   int
 	misses int
@@ -268,13 +274,16 @@ type referenceMemo struct {
 const memoCapacity = 4096
 
 // reference is the outcome of a reference run: its converged state, or
-// its failure.
+// its failure; the answers its choices got; and the controller writes the
+// API server rejected as invalid.
 type reference struct {
 	state   []stateObject
 	failure *Failure
+	asked   []ask
+	invalid []model.Rejection
 }
 
-func newReferenceMemo() *referenceMemo { return &referenceMemo{runs: map[string]reference{}} }
+func newReferenceMemo() *referenceMemo { return &referenceMemo{runs: map[string][]reference{}} }
 
 // MemoStats counts the lookups of a prepared scenario's reference-run memo
 // (see Inputs): a miss costs one reference run, a hit none.
@@ -288,17 +297,41 @@ func (p *Prepared) ReferenceRuns() MemoStats {
 	return MemoStats{Hits: p.shape.refs.hits, Misses: p.shape.refs.misses}
 }
 
-// lookup returns the reference state for spec, running a fresh cluster of
-// r's scenario the first time.
+// referenceFor says which reference run a history calls for: a fresh
+// cluster given spec, after converging on from when from is set (the
+// final spec was refused, from is the last accepted one), drawing as the
+// history drew.
+type referenceFor struct {
+	spec  model.Fields
+	from  *model.Fields
+	draws draws
+}
+
+func (q referenceFor) key() string {
+	if q.from == nil {
+		return q.spec.String()
+	}
+	return q.from.String() + " then " + q.spec.String()
+}
+
+// lookup returns the reference for q, running a fresh cluster of r's
+// scenario the first time.
 //
 // Every run of a prepared scenario shares the memo, and a run given up as a
 // hang may still be running when the next begins: the memo is read and
 // written only inside the run's gate, which a given-up run never passes
 // again. The reference run itself takes the gate at each of its steps.
-func (m *referenceMemo) lookup(r *runner, spec model.Fields) (reference, error) {
-	key := spec.String()
+func (m *referenceMemo) lookup(r *runner, q referenceFor) (reference, error) {
+	key := q.key()
 	r.gate.enter()
-	ref, ok := m.runs[key]
+	var ref reference
+	ok := false
+	for _, e := range m.runs[key] {
+		if replays(e.asked, q.draws) {
+			ref, ok = e, true
+			break
+		}
+	}
 	if ok {
 		m.hits++
 	} else {
@@ -308,7 +341,7 @@ func (m *referenceMemo) lookup(r *runner, spec model.Fields) (reference, error) 
 	if ok {
 		return ref, nil
 	}
-	ref, err := runReference(r, spec)
+	ref, err := runReference(r, q)
 	if err != nil {
 		return reference{}, err
 	}
@@ -322,17 +355,22 @@ func (m *referenceMemo) lookup(r *runner, spec model.Fields) (reference, error) 
 // full.
 func (m *referenceMemo) store(key string, ref reference) {
 	if len(m.order) == memoCapacity {
-		delete(m.runs, m.order[0])
+		old := m.order[0]
 		m.order = m.order[1:]
+		if m.runs[old] = m.runs[old][1:]; len(m.runs[old]) == 0 {
+			delete(m.runs, old)
+		}
 	}
-	m.runs[key] = ref
+	m.runs[key] = append(m.runs[key], ref)
 	m.order = append(m.order, key)
 }
 
 // runReference builds a fresh cluster of r's scenario, sets the target's
-// spec to spec before it starts, and runs it with no faults, no inputs and
-// its actors stopped, to its fixed point.
-func runReference(r *runner, spec model.Fields) (reference, error) {
+// spec to q's before it starts (or to the last accepted spec q.from, and
+// to q's once the cluster converged on that), and runs it with no faults,
+// no inputs and its actors stopped, to its fixed point. Its steps are the
+// first option; the world's choices replay the history's draws.
+func runReference(r *runner, q referenceFor) (reference, error) {
 	sc := r.sc
 	target := sc.Inputs.Target
 	c, err := sc.Build(model.Config{DiscardTrace: true})
@@ -343,64 +381,132 @@ func runReference(r *runner, spec model.Fields) (reference, error) {
 		return reference{}, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
 	}
 	out := c.Outside(InputsActor)
-	obj, err := out.Get(target.Kind, target.Namespace, target.Name)
-	if err != nil {
-		return reference{}, fmt.Errorf("scenario %q: inputs target %s: %w", sc.Name, target, err)
+	setSpec := func(spec model.Fields, what string) error {
+		obj, err := out.Get(target.Kind, target.Namespace, target.Name)
+		if err != nil {
+			return fmt.Errorf("scenario %q: inputs target %s: %w", sc.Name, target, err)
+		}
+		obj.Spec = spec
+		if err := out.Update(obj); err != nil {
+			return fmt.Errorf("scenario %q: reference run: setting the %s of %s: %w", sc.Name, what, target, err)
+		}
+		return nil
 	}
-	obj.Spec = spec
-	if err := out.Update(obj); err != nil {
-		return reference{}, fmt.Errorf("scenario %q: reference run: setting the final spec of %s: %w", sc.Name, target, err)
+	first, what := q.spec, "final spec"
+	if q.from != nil {
+		first, what = *q.from, "last accepted spec"
+	}
+	if err := setSpec(first, what); err != nil {
+		return reference{}, err
 	}
 	c.StopActors()
 	if err := c.Start(); err != nil {
 		return reference{}, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
 	}
-	ref := &runner{sc: sc, c: c, ch: firstChoice{}, b: r.b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
+	replay := newReplayChooser(q.draws)
+	ref := &runner{sc: sc, c: c, ch: replay, b: r.b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
 	c.OnWrite(ref.fights.observe)
 	c.OnWrite(ref.observeWrite)
 	ref.invariants = sc.Invariants
 	if sc.Monitors != nil {
 		ref.invariants = append(slices.Clip(ref.invariants), sc.Monitors(c)...)
 	}
-	if f := ref.run(nil); f != nil {
-		return reference{failure: f}, nil
+	f := ref.run(nil)
+	if f == nil && q.from != nil {
+		if err := setSpec(q.spec, "final spec"); err != nil {
+			return reference{}, err
+		}
+		f = ref.quiesce()
+	}
+	res := reference{asked: *replay.asked, invalid: invalidWrites(c, ref.controllers, 0)}
+	if f != nil {
+		res.failure = f
+		return res, nil
 	}
 	state, ok := captureState(c.State(), target, sc.Inputs.Ignore)
 	if !ok {
 		return reference{}, fmt.Errorf("scenario %q: the reference run deleted the inputs target %s", sc.Name, target)
 	}
-	return reference{state: state}, nil
+	res.state = state
+	return res, nil
+}
+
+// invalidWrites returns the writes of controllers the API server rejected
+// as invalid (422) at or after time since: children a real API server
+// would not store.
+func invalidWrites(c *model.Cluster, controllers []string, since model.Time) []model.Rejection {
+	var out []model.Rejection
+	for _, rej := range c.Server().Rejections(0) {
+		if rej.Last >= since && slices.Contains(controllers, rej.Caller) && model.ReasonOf(rej.Err) == model.ReasonInvalid {
+			out = append(out, rej)
+		}
+	}
+	return out
 }
 
 // historyDependent is the differential oracle, run once the cluster
 // converged with goals met: the state reached through the transitions
 // must be the state a fresh cluster reaches from the final spec alone.
+// Only transitions that landed count; with none, the final spec is the
+// first and there is nothing to judge. When the operator refused the
+// final spec (Inputs.Refused), the fresh cluster first converges on the
+// last spec it accepted. A difference is not reported when a controller's
+// write was rejected as invalid in the reference run, or in the history
+// after its last transition: a real API server would not hold those
+// children, so the witness would not be believable (docs/design.md,
+// "Differential oracle").
 func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure, error) {
 	target := r.sc.Inputs.Target
+	landed := in.landed()
+	if len(landed) == 0 {
+		return nil, nil
+	}
 	st := r.c.State()
 	tgt := st.Get(target.Kind, target.Namespace, target.Name)
 	if tgt == nil {
 		return nil, nil // the run deleted the target: there is no final spec
 	}
+	q := referenceFor{spec: tgt.Spec, draws: r.draws}
+	var refusal []string
+	if refused := r.sc.Inputs.Refused; refused != nil {
+		if reason, ok := refused(tgt); ok {
+			accepted := in.accepted
+			q.from = &accepted
+			refusal = []string{
+				fmt.Sprintf("the operator refused the final spec (%s): it was compared with a fresh cluster converged on the last spec it accepted, %s, then given the final spec", reason, accepted.String()),
+			}
+		}
+	}
 	got, _ := captureState(st, target, r.sc.Inputs.Ignore)
-	ref, err := memo.lookup(r, tgt.Spec)
+	ref, err := memo.lookup(r, q)
 	if err != nil {
 		return nil, err
+	}
+	if len(ref.invalid) > 0 || len(invalidWrites(r.c, r.controllers, landed[len(landed)-1].At)) > 0 {
+		return nil, nil
+	}
+	fresh := "a fresh cluster given the final spec directly"
+	if q.from != nil {
+		fresh = "a fresh cluster given the last accepted spec, then the final spec"
 	}
 	if ref.failure != nil {
 		f := *ref.failure
 		f.Summary = "a fresh cluster whose " + target.String() + " has the final spec from the start fails: " + f.Summary
+		if q.from != nil {
+			f.Summary = "a fresh cluster whose " + target.String() + " has the last accepted spec, then the final spec, fails: " + ref.failure.Summary
+		}
 		f.Step, f.At = r.c.Steps(), r.c.Now()
-		f.Diagnosis = append(slices.Clip(f.Diagnosis), transitionLines(in, tgt.Spec)...)
+		f.Diagnosis = append(slices.Clip(f.Diagnosis), refusal...)
+		f.Diagnosis = append(f.Diagnosis, transitionLines(in, tgt.Spec)...)
 		return &f, nil
 	}
 	diff := diffStates(ref.state, got)
 	if len(diff) == 0 {
 		return nil, nil
 	}
-	f := r.failure("history independence", HistoryDependent, fmt.Sprintf("after %s of %s the cluster converged to a state a fresh cluster given the final spec directly does not reach (%s)", plural(len(in.done), "transition"), target, plural(len(diff), "difference")))
+	f := r.failure("history independence", HistoryDependent, fmt.Sprintf("after %s of %s the cluster converged to a state %s does not reach (%s)", plural(len(landed), "transition"), target, fresh, plural(len(diff), "difference")))
 	f.Details = diff
-	f.Diagnosis = transitionLines(in, tgt.Spec)
+	f.Diagnosis = append(refusal, transitionLines(in, tgt.Spec)...)
 	return f, nil
 }
 
@@ -410,7 +516,11 @@ func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure
 // before it all asked for the final spec; when every one did, the first
 // transition, which left the initial spec the cluster converged on before.
 func transitionLines(in *inputActor, final model.Fields) []string {
-	lines := []string{"final spec: " + final.String(), fmt.Sprintf("transitions applied (%d):", len(in.done))}
+	header := fmt.Sprintf("transitions applied (%d):", len(in.done))
+	if n := len(in.landed()); n < len(in.done) {
+		header = fmt.Sprintf("transitions applied (%d, of which %d landed and %d were refused by the API server):", len(in.done), n, len(in.done)-n)
+	}
+	lines := []string{"final spec: " + final.String(), header}
 	start := -1
 	for i, tr := range in.done {
 		if tr.Err == "" && !tr.Spec.Equal(final) {
@@ -424,7 +534,7 @@ func transitionLines(in *inputActor, final model.Fields) []string {
 			line += " (" + changes + ")"
 		}
 		if tr.Err != "" {
-			line += " (refused: " + tr.Err + ")"
+			line += " (refused by the API server: " + tr.Err + ")"
 		}
 		switch {
 		case i == start:

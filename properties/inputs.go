@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 
 	"github.com/converge-sim/converge/internal/echo"
@@ -32,6 +33,9 @@ const InputsActor = "inputs"
 // target's final spec S, the state (the target's status, and the objects
 // it owns, transitively, with their labels and specs) must equal the
 // state a fresh cluster converges to when S is its spec from the start.
+// Only the transitions the API server accepted count; the reference run
+// draws the world's choices as the run did (see docs/design.md,
+// "State-transition inputs").
 type Inputs struct {
 	// Target is the object whose spec the transitions set; the scenario's
 	// Build creates it.
@@ -49,6 +53,15 @@ type Inputs struct {
 	// lastTransitionTime, which count writes and record when a history
 	// passed.
 	Ignore []string
+	// Refused, when set, says whether the operator refused the target's
+	// spec on purpose, and why, from the target as stored (a status
+	// condition such as Resizing=False reason ShrinkNotSupported): an
+	// operator may refuse an input (shrinking storage, scaling down) and
+	// keep acting on the last spec it accepted. When the final spec is
+	// refused, the reference is a fresh cluster converged on the last
+	// accepted spec, then given the final spec: see docs/design.md,
+	// "Inputs the operator refuses".
+	Refused func(target *model.Object) (reason string, refused bool)
 }
 
 // MaxTransitions returns Max with its default filled in.
@@ -162,6 +175,49 @@ type inputActor struct {
 	specs  Transitions
 	sample Transitions
 	done   []Transition
+	// accepted is the last spec of the target the operator accepted, as
+	// watchAcceptance observes it.
+	accepted model.Fields
+}
+
+// landed returns the transitions the API server accepted: a refused one
+// changed nothing, so it is no transition.
+func (a *inputActor) landed() []Transition {
+	var out []Transition
+	for _, tr := range a.done {
+		if tr.Err == "" {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+// watchAcceptance follows which spec of the target the operator last
+// accepted: the spec the cluster was built with, then the spec of the
+// target after each write of one of controllers that leaves it not
+// refused, once the operator has observed that spec's generation
+// (status.observedGeneration, when the operator reports one). With no
+// refused, every spec is taken as accepted and nothing is watched.
+func (a *inputActor) watchAcceptance(c *model.Cluster, refused func(*model.Object) (string, bool), controllers []string) {
+	t := a.target
+	if o := c.State().Get(t.Kind, t.Namespace, t.Name); o != nil {
+		a.accepted = o.Spec
+	}
+	if refused == nil {
+		return
+	}
+	c.OnWrite(func(w model.Write) {
+		o := w.New
+		if o == nil || o.Kind != t.Kind || o.Namespace != t.Namespace || o.Name != t.Name || !slices.Contains(controllers, w.Caller) {
+			return
+		}
+		if o.Status.Has("observedGeneration") && o.Status.Int("observedGeneration") != o.Generation {
+			return
+		}
+		if _, no := refused(o); !no {
+			a.accepted = o.Spec
+		}
+	})
 }
 
 // inputLabel labels the choice of which spec of the sample a transition

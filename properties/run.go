@@ -84,6 +84,10 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
 	c.OnWrite(r.fights.observe)
 	c.OnWrite(r.observeWrite)
+	if in != nil {
+		r.draws = draws{}
+		in.watchAcceptance(c, sc.Inputs.Refused, r.controllers)
+	}
 	r.invariants = sc.Invariants
 	if sc.Monitors != nil {
 		r.invariants = append(slices.Clip(r.invariants), sc.Monitors(c)...)
@@ -193,12 +197,19 @@ type runner struct {
 	// resyncFrom is the step from which resync ran again after the
 	// prompt-convergence check held it; 0 when it was not held.
 	resyncFrom int
+	// draws records the world's choices of a run with inputs, for its
+	// reference run (see draws); nil records nothing.
+	draws draws
 }
 
 func (r *runner) run(sched faults.Schedule) *Failure {
 	c := r.c
 	r.sched = sched
-	c.SetChooser(gatedChooser{inner: r.ch, g: r.gate})
+	var ch model.Chooser = r.ch
+	if r.draws != nil {
+		ch = recordingChooser{inner: ch, d: r.draws}
+	}
+	c.SetChooser(gatedChooser{inner: ch, g: r.gate})
 	if f := r.checkStep(); f != nil {
 		return f
 	}

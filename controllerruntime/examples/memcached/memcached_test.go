@@ -140,4 +140,17 @@ func TestTheSampleNeverPropagatesAPortChange(t *testing.T) {
 	report := cx.Report()
 	assert.Contains(t, report, "Deployment default/cache spec.template.spec.containers[0].ports[0].containerPort: 11211 after the transitions")
 	assert.NotContains(t, report, "lastTransitionTime")
+
+	// The witness is believable: in its run, the API server, which
+	// validates built-in kinds as a real one does (admit.Builtin), refused
+	// none of the operator's writes as invalid (docs/design.md,
+	// "Differential oracle").
+	synctest.Test(t, func(t *testing.T) {
+		out, _, err := properties.Replay(sc, nil, nil, properties.RunOptions{Inputs: cx.Inputs})
+		require.NoError(t, err)
+		require.NotNil(t, out.Failure)
+		for _, rej := range out.Cluster.Server().Rejections(0) {
+			assert.NotEqual(t, model.ReasonInvalid, model.ReasonOf(rej.Err), "%s %s of %s: %v", rej.Caller, rej.Verb, rej.Ref, rej.Err)
+		}
+	})
 }
