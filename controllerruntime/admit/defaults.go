@@ -30,8 +30,8 @@ var defaulted = map[schema.GroupKind]bool{
 // imagePullPolicy with the one its image's tag implies, and so on, as
 // controllerruntime/README.md ("Defaults of built-in kinds") lists. An
 // operator that compares a whole desired spec with the stored one then
-// sees the difference a real cluster shows it (docs/design.md: the model
-// keeps what operators observe of a real cluster).
+// sees the difference a real cluster shows it (docs/design.md, "The API
+// server defaults built-in kinds").
 //
 // It must run before validation, as the API server defaults a body when
 // it decodes it. The object is decoded into its Go type, defaulted there,
