@@ -240,8 +240,9 @@ func defaultDaemonSet(ds *appsv1.DaemonSet) {
 }
 
 // defaultJob is batch/v1's SetDefaults_Job (the Job takes its template's
-// labels when it has none), with the pod template's defaults. The
-// selector and labels the Job strategy generates are not (README).
+// labels when it has none; manualSelector is false), with the pod
+// template's defaults. The selector and labels the Job strategy generates
+// are not (README).
 func defaultJob(j *batchv1.Job) {
 	s := &j.Spec
 	if s.Completions == nil && s.Parallelism == nil {
@@ -281,6 +282,9 @@ func defaultJob(j *batchv1.Job) {
 		} else {
 			s.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
 		}
+	}
+	if s.ManualSelector == nil {
+		s.ManualSelector = ptr.To(false)
 	}
 	defaultPodSpec(&s.Template.Spec)
 }

@@ -115,6 +115,7 @@ func TestDefaultsPerKind(t *testing.T) {
 		want.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
 		want.Suspend = ptr.To(false)
 		want.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
+		want.ManualSelector = ptr.To(false)
 		want.Template.Spec = wantPodSpec(want.Template.Spec)
 		assert.Equal(t, want, got.Spec)
 		assert.Equal(t, map[string]string{"task": "migrate"}, got.Labels, "a Job without labels takes its template's")
