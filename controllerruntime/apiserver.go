@@ -87,8 +87,8 @@ type apiServer struct {
 
 // installAPIServer makes the model's API server behave as Kubernetes' for
 // the converter's kinds: generation only where Kubernetes keeps one, the
-// built-in kinds' validation (package admit), and with crds, the custom
-// resources' defaulting and validation.
+// built-in kinds' defaulting and validation (package admit), and with
+// crds, the custom resources' defaulting and validation.
 func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options) {
 	e.now = c.Now
 	e.ownership() // created now, so that every client's copy of the env shares it
@@ -100,7 +100,9 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 	// The converter is read at each write, not now: Setup may pin an
 	// ambiguous kind's group after this (pin.go), and an owner reference
 	// to that kind takes its apiVersion from the pinned converter.
-	s.AddAdmission(admit.Defaults)
+	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		return admit.Defaults(e.conv)(caller, verb, old, obj)
+	})
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
 		return admit.Builtin(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
 	})

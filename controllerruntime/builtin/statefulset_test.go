@@ -102,7 +102,11 @@ func assertStatefulSet(t *testing.T, v statefulSetView, replicas int32) {
 		assert.Equal(t, name, p.Spec.Hostname)
 		assert.Equal(t, set.Spec.ServiceName, p.Spec.Subdomain)
 		require.Len(t, p.Spec.Containers, 1, "%s has the template's containers", name)
-		assert.Equal(t, corev1.Container{Name: "app", Image: "app:v1"}, p.Spec.Containers[0])
+		// The template's container as the API server defaulted it, in the
+		// set and again in the pod (imagePullPolicy, terminationMessage*).
+		assert.Equal(t, set.Spec.Template.Spec.Containers[0], p.Spec.Containers[0])
+		assert.Equal(t, corev1.Container{Name: "app", Image: "app:v1", ImagePullPolicy: corev1.PullIfNotPresent,
+			TerminationMessagePath: corev1.TerminationMessagePathDefault, TerminationMessagePolicy: corev1.TerminationMessageReadFile}, p.Spec.Containers[0])
 		require.Len(t, p.Spec.Volumes, 1, "%s mounts its claim", name)
 		assert.Equal(t, "data", p.Spec.Volumes[0].Name)
 		require.NotNil(t, p.Spec.Volumes[0].PersistentVolumeClaim)
