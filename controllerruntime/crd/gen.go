@@ -50,7 +50,9 @@ type GenOptions struct {
 	// listed. Of the others, a required field is drawn at its minimal
 	// value (its default, or its smallest) so that the spec passes the
 	// CRD, and an optional one is left unset, so that the API server's
-	// default applies. Empty, every field is drawn.
+	// default applies; the keys of a map list whose items are drawn are
+	// drawn too, so that the items can differ. Empty, every field is
+	// drawn.
 	Fields []string
 	// Pin fixes fields: every drawn spec carries the value (and so the
 	// fields that hold it). A value is JSON, as a client sends it: Go

@@ -453,6 +453,14 @@ func (b *genBuilder) narrowNode(s *structuralschema.Structural, n *spaceNode, at
 		if sub == nil {
 			sub = s.AdditionalProperties.Structural
 		}
+		if filter && s.XListType != nil && *s.XListType == "map" {
+			// The keys of a map list are drawn whole: at their minimal
+			// value, every item would have the same key, and the list
+			// would hold one item at most.
+			for _, k := range s.XListMapKeys {
+				c.child(k).listed = true
+			}
+		}
 		if err := b.narrowNode(sub, c, at+"[*]", filter); err != nil {
 			return err
 		}

@@ -38,6 +38,7 @@ func TestDeclaredFieldsAndPins(t *testing.T) {
 	specs, err := w.Specs(opts)
 	require.NoError(t, err)
 	replicas, ports := map[any]bool{}, map[any]bool{}
+	most := 0
 	first := specs.Example(0)
 	size := first["storage"].(map[string]any)["size"]
 	for i := range 300 {
@@ -54,6 +55,7 @@ func TestDeclaredFieldsAndPins(t *testing.T) {
 			replicas[r] = true
 		}
 		ps, _ := s["ports"].([]any)
+		most = max(most, len(ps))
 		for _, p := range ps {
 			p := p.(map[string]any)
 			assert.Equal(t, []string{"name", "port"}, keys(p), "ports[*].protocol is not listed: %v", p)
@@ -62,6 +64,7 @@ func TestDeclaredFieldsAndPins(t *testing.T) {
 	}
 	assert.Greater(t, len(replicas), 3, "a listed field is drawn over its range")
 	assert.Greater(t, len(ports), 3, "a listed field below a list is drawn over its range")
+	assert.Greater(t, most, 1, "the key of a map list (name) is drawn, so that items can be distinct")
 	assert.Zero(t, stats.Fallbacks)
 
 	c := model.NewCluster(model.Config{})
