@@ -79,6 +79,9 @@ type spacePath []string
 func parseSpacePath(p string) (spacePath, error) {
 	rest, ok := strings.CutPrefix(p, "spec")
 	if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
+		if strings.HasPrefix(p, "status.") || strings.HasPrefix(p, "metadata.") {
+			return nil, fmt.Errorf("path %q is not in the spec, the only part of an object inputs draw", p)
+		}
 		return nil, fmt.Errorf("path %q does not start at the object's spec (write \"spec.%s\")", p, p)
 	}
 	var out spacePath

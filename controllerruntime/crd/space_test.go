@@ -217,6 +217,8 @@ func TestDeclaredSpaceErrors(t *testing.T) {
 	}{
 		{"path without spec", crd.GenOptions{Fields: []string{"replicas"}},
 			[]string{`Fields: path "replicas" does not start at the object's spec (write "spec.replicas")`}},
+		{"status", crd.GenOptions{Pin: map[string]any{"status.ready": true}},
+			[]string{`Pin: path "status.ready" is not in the spec, the only part of an object inputs draw`}},
 		{"unknown field", crd.GenOptions{Fields: []string{"spec.storage.colour"}},
 			[]string{`Fields "spec.storage.colour": spec.storage has no field "colour" in the CRD's schema`}},
 		{"index", crd.GenOptions{Fields: []string{"spec.ports[0].port"}},
