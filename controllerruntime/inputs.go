@@ -16,7 +16,10 @@ import (
 
 // InputsOptions configures Inputs.
 type InputsOptions struct {
-	// Gen configures the spec generator (crd.GenOptions).
+	// Gen configures the spec generator (crd.GenOptions), the declared
+	// input space included: the fields to draw (Fields), pinned values
+	// (Pin) and values narrower than the CRD's (Ranges, OneOf), in the
+	// CRD's spelling ("spec.size"), checked against its schema by Inputs.
 	Gen crd.GenOptions
 	// Max bounds the transitions of a run (properties.Inputs.Max); zero
 	// is properties.DefaultMaxTransitions.

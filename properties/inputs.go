@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,6 +46,19 @@ type Inputs struct {
 	// Max bounds the transitions of a run; zero means
 	// DefaultMaxTransitions.
 	Max int
+	// Fields, when set, keeps of each spec Spec draws only these field
+	// paths and the paths below them ("template" keeps
+	// "template.labels.app"; "[*]" stands for any index), spelled as the
+	// spec's model.Fields spell them; the others are left unset. Pin's
+	// paths are kept too. The core knows no schema, so it cannot tell
+	// required fields or narrow ranges: those belong to the generator
+	// (the draw package's ranges and choices; crt.Inputs declares a
+	// whole input space against the CRD's schema).
+	Fields []string
+	// Pin sets these fields, each an int64, a string or a bool, on every
+	// spec Spec draws, after Fields: every transition carries them, in
+	// runs and in explorations (ExploreSpecs) alike.
+	Pin model.Values
 	// Ignore lists field paths the differential oracle leaves out on every
 	// object it compares ("status.observedAt", "metadata.labels.hash"); a
 	// path also drops the paths below it and "[*]" stands for any index.
@@ -88,14 +102,60 @@ func (in *Inputs) validate() error {
 			errs = append(errs, fmt.Errorf("inputs: bad ignore path %q", p))
 		}
 	}
+	for _, p := range in.Fields {
+		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
+			errs = append(errs, fmt.Errorf("inputs: bad field path %q", p))
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(in.Pin)) {
+		switch v := in.Pin[p]; v.(type) {
+		case int64, string, bool:
+			if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") || strings.Contains(p, "[*]") {
+				errs = append(errs, fmt.Errorf("inputs: bad pin path %q (one field, no [*])", p))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("inputs: pin %q: unsupported value %v of type %T (use int64, string or bool)", p, v, v))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// spec returns the generator of one transition's spec: Spec's draws,
+// restricted to Fields and carrying Pin.
+func (in *Inputs) spec() *rapid.Generator[model.Fields] {
+	if len(in.Fields) == 0 && len(in.Pin) == 0 {
+		return in.Spec
+	}
+	return rapid.Map(in.Spec, func(f model.Fields) model.Fields {
+		if len(in.Fields) > 0 {
+			for _, p := range f.Paths() {
+				if !declared(p, in.Fields) {
+					f.Delete(p)
+				}
+			}
+		}
+		for p, v := range in.Pin {
+			f.Set(p, v)
+		}
+		return f
+	})
+}
+
+// declared reports whether path is one of fields or below one.
+func declared(path string, fields []string) bool {
+	for _, d := range fields {
+		if n, ok := matchPrefix(path, d); ok && (n == len(path) || path[n] == '.' || path[n] == '[') {
+			return true
+		}
+	}
+	return false
 }
 
 // generator draws a run's transitions: up to Max specs, shrinking toward
 // none.
 func (in *Inputs) generator() *rapid.Generator[Transitions] {
 	return rapid.Custom(func(t *rapid.T) Transitions {
-		return rapid.SliceOfN(in.Spec, 0, in.MaxTransitions()).Draw(t, "transitions")
+		return rapid.SliceOfN(in.spec(), 0, in.MaxTransitions()).Draw(t, "transitions")
 	})
 }
 
@@ -299,9 +359,9 @@ func inputLines(target model.Ref, ts Transitions) []string {
 }
 
 // ExploreSpecs returns the first n distinct specs in.Spec draws with the
-// seeds 0, 1, …: the specs an exploration's transitions are made of
-// (ExploreOptions.Inputs). It gives up, with fewer, after 20n draws, and
-// fails if the generator does.
+// seeds 0, 1, …, restricted to in.Fields and carrying in.Pin: the specs
+// an exploration's transitions are made of (ExploreOptions.Inputs). It
+// gives up, with fewer, after 20n draws, and fails if the generator does.
 func ExploreSpecs(in *Inputs, n int) (specs Transitions, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -309,8 +369,9 @@ func ExploreSpecs(in *Inputs, n int) (specs Transitions, err error) {
 		}
 	}()
 	seen := map[string]bool{}
+	gen := in.spec()
 	for seed := 0; len(specs) < n && seed < 20*n; seed++ {
-		spec := in.Spec.Example(seed)
+		spec := gen.Example(seed)
 		if key := spec.String(); !seen[key] {
 			seen[key] = true
 			specs = append(specs, spec)

@@ -34,6 +34,41 @@ type GenOptions struct {
 	Tries int
 	// Stats, when set, counts the candidates and the rejections.
 	Stats *GenStats
+
+	// The declared input space: which fields to draw and which values,
+	// narrower than the CRD's schema (space.go). Paths start at the
+	// object, as the CRD's schema and the oracle's reports spell them:
+	// "spec.size", "spec.config.level"; "[*]" stands for the items of a
+	// list or the values of a map ("spec.ports[*].port",
+	// "spec.labels[*]"). Every path and value is checked against the
+	// schema when the generator is built: an unknown path, a value the
+	// schema rejects or a range outside the CRD's bounds is an error
+	// that names it. Drawn specs still pass the CRD's validation.
+
+	// Fields lists the fields to draw; a field below a listed one is
+	// drawn too, and a field that Pin, Ranges or OneOf names counts as
+	// listed. Of the others, a required field is drawn at its minimal
+	// value (its default, or its smallest) so that the spec passes the
+	// CRD, and an optional one is left unset, so that the API server's
+	// default applies; the keys of a map list whose items are drawn are
+	// drawn too, so that the items can differ. Empty, every field is
+	// drawn.
+	Fields []string
+	// Pin fixes fields: every drawn spec carries the value (and so the
+	// fields that hold it). A value is JSON, as a client sends it: Go
+	// numbers, strings, booleans, maps and slices, or anything
+	// encoding/json marshals.
+	Pin map[string]any
+	// Ranges narrows integer and number fields to [Min, Max], which must
+	// lie within the CRD's bounds. The CRD's default stays possible: the
+	// API server sets it whenever the field is absent.
+	Ranges map[string]Range
+	// OneOf narrows a scalar field (a string, an enum, an integer) to a
+	// list of values, each of which the CRD's schema must admit. The
+	// CRD's default of the field is added when the list lacks it: the API
+	// server sets it whenever the field is absent, so it is in the space
+	// whatever the list says.
+	OneOf map[string][]any
 }
 
 // GenStats counts what a spec generator drew: the rejection rate of its
@@ -98,8 +133,13 @@ func (o GenOptions) withDefaults() GenOptions {
 // spec (required fields only, each at its default or first edge value).
 // Transition rules (oldSelf) do not apply to a create and are not checked:
 // a sequence of specs applied as updates may break them.
+// With a declared input space (GenOptions.Fields, Pin, Ranges, OneOf),
+// candidates are drawn from the schema narrowed to it and validated
+// against the CRD's own; the minimal spec is the narrowed schema's, pins
+// included.
 // Specs returns an error when the version has no spec, when the schema
-// has an embedded resource, or when the minimal spec itself is invalid.
+// has an embedded resource, when the declared space does not fit the
+// schema, or when the minimal spec itself is invalid.
 //
 // The generator draws only from rapid: it is deterministic and shrinks.
 func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], error) {
@@ -109,6 +149,17 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 		return nil, fmt.Errorf("crd: %s has no spec in its schema", v.GVK)
 	}
 	b := &genBuilder{opts: opts}
+	if opts.declared() {
+		tree, err := space(&s, opts)
+		if err != nil {
+			return nil, fmt.Errorf("crd: %s: declared input space: %w", v.GVK, err)
+		}
+		narrowed, err := b.narrow(&s, tree, len(opts.Fields) > 0)
+		if err != nil {
+			return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
+		}
+		s = *narrowed
+	}
 	raw, err := b.node(&s, "spec")
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
@@ -165,6 +216,16 @@ func asObject(v any) map[string]any {
 	return m
 }
 
+// copyJSON returns a copy of a JSON value that shares no map or slice
+// with it.
+func copyJSON(v any) any {
+	switch v.(type) {
+	case map[string]any, []any:
+		return runtime.DeepCopyJSONValue(v)
+	}
+	return v
+}
+
 func copyObject(m map[string]any) map[string]any {
 	return runtime.DeepCopyJSON(m)
 }
@@ -196,7 +257,7 @@ func (b *genBuilder) node(s *structuralschema.Structural, path string) (*rapid.G
 		for i, e := range vv.Enum {
 			vals[i] = e.Object
 		}
-		return rapid.SampledFrom(vals), nil
+		return rapid.Map(rapid.SampledFrom(vals), copyJSON), nil
 	}
 	var g *rapid.Generator[any]
 	switch {
