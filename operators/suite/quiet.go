@@ -181,7 +181,7 @@ func matchPrefix(path, pattern string) (int, bool) {
 
 // join puts a sub-path below prefix.
 func join(prefix, sub string) string {
-	if strings.HasPrefix(sub, "[") {
+	if strings.HasPrefix(sub, "[") || strings.HasPrefix(sub, "{") {
 		return prefix + sub
 	}
 	return prefix + "." + sub
