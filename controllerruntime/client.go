@@ -94,6 +94,9 @@ func (cl *modelClient) Create(_ context.Context, obj client.Object, opts ...clie
 	if len((&client.CreateOptions{}).ApplyOptions(opts).DryRun) > 0 {
 		return unsupported("dry run")
 	}
+	if err := refuseMetadata(obj, "create"); err != nil {
+		return err
+	}
 	if obj.GetResourceVersion() != "" {
 		return apierrors.NewBadRequest("resourceVersion can not be set for Create requests")
 	}
@@ -108,6 +111,9 @@ func (cl *modelClient) Update(_ context.Context, obj client.Object, opts ...clie
 	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
 	if len(uo.DryRun) > 0 {
 		return unsupported("dry run")
+	}
+	if err := refuseMetadata(obj, "update"); err != nil {
+		return err
 	}
 	if err := cl.requireResourceVersion(obj, model.VerbUpdate); err != nil {
 		return err

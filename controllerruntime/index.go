@@ -19,13 +19,15 @@ import (
 type indexKey struct {
 	kind         string
 	unstructured bool
+	// metadata is the metadata-only form (metav1.PartialObjectMetadata).
+	metadata bool
 }
 
 // indexKeyOf is the index key of kind read through like, the caller's
 // object or list.
 func indexKeyOf(kind string, like runtime.Object) indexKey {
 	_, u := like.(runtime.Unstructured)
-	return indexKey{kind: kind, unstructured: u}
+	return indexKey{kind: kind, unstructured: u, metadata: isMetadata(like)}
 }
 
 // indexField registers extract as the index of field for obj's kind in

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -26,7 +27,7 @@ func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...c
 		return err
 	}
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
-	if items, ok := cl.typedItems(kind, list); ok {
+	if items, gvk, ok := cl.typedItems(kind, list); ok {
 		// Decode straight into the list's items, as meta.SetList would
 		// leave them: a new slice of exactly the matching objects.
 		var backing reflect.Value
@@ -35,7 +36,11 @@ func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...c
 			if !backing.IsValid() {
 				backing = reflect.MakeSlice(items.Type(), candidates, candidates)
 			}
-			return backing.Index(n).Addr().Interface().(client.Object), nil
+			obj := backing.Index(n).Addr().Interface().(client.Object)
+			if isMetadata(list) {
+				obj.GetObjectKind().SetGroupVersionKind(gvk)
+			}
+			return obj, nil
 		}
 		if err := cl.listEach(cl.cache, kind, list, lo, slot, func(client.Object) { n++ }); err != nil {
 			return err
@@ -63,32 +68,41 @@ func (cl *modelClient) List(_ context.Context, list client.ObjectList, opts ...c
 }
 
 // typedItems returns the items slice of a typed list whose items are the
-// typed objects of kind.
-func (cl *modelClient) typedItems(kind string, list client.ObjectList) (reflect.Value, bool) {
+// typed objects of kind, or of a metav1.PartialObjectMetadataList, and the
+// group, version and kind of kind.
+func (cl *modelClient) typedItems(kind string, list client.ObjectList) (reflect.Value, schema.GroupVersionKind, bool) {
 	if _, ok := list.(runtime.Unstructured); ok {
-		return reflect.Value{}, false
+		return reflect.Value{}, schema.GroupVersionKind{}, false
 	}
 	ptr, err := meta.GetItemsPtr(list)
 	if err != nil {
-		return reflect.Value{}, false
+		return reflect.Value{}, schema.GroupVersionKind{}, false
 	}
 	items := reflect.ValueOf(ptr).Elem()
 	gvk, err := cl.conv.GVK(kind)
 	if err != nil || items.Kind() != reflect.Slice {
-		return reflect.Value{}, false
+		return reflect.Value{}, schema.GroupVersionKind{}, false
+	}
+	if isMetadata(list) {
+		return items, gvk, true
 	}
 	// The scheme's type of the kind, as conv.New would make it.
 	if t, ok := cl.conv.Scheme().AllKnownTypes()[gvk]; !ok || t != items.Type().Elem() {
-		return reflect.Value{}, false
+		return reflect.Value{}, schema.GroupVersionKind{}, false
 	}
-	return items, true
+	return items, gvk, true
 }
 
 // list reads, converts and filters the objects of kind from r.
 // Items are unstructured when like, the caller's list or object, is.
 func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *client.ListOptions) ([]client.Object, error) {
 	var out []client.Object
-	slot := func(int) (client.Object, error) { return cl.newObject(kind, like) }
+	slot := func(int) (client.Object, error) {
+		if isMetadata(like) {
+			return cl.newMetadata(kind)
+		}
+		return cl.newObject(kind, like)
+	}
 	err := cl.listEach(r, kind, like, lo, slot, func(obj client.Object) { out = append(out, obj) })
 	return out, err
 }

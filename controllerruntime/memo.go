@@ -8,6 +8,7 @@ import (
 	"github.com/converge-sim/converge/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -118,8 +119,12 @@ func newVersionMemo() *versionMemo {
 	return &versionMemo{m: map[*model.Object]client.Object{}}
 }
 
-// fromModel converts mo into into, through the memo when there is one.
+// fromModel converts mo into into, through the memo when there is one; a
+// metav1.PartialObjectMetadata gets the metadata alone (metadata.go).
 func (e *env) fromModel(mo *model.Object, into client.Object) error {
+	if pom, ok := into.(*metav1.PartialObjectMetadata); ok {
+		return e.conv.MetadataFromModel(mo, pom)
+	}
 	if e.versions != nil {
 		return e.versions.fromModel(e, mo, into)
 	}

@@ -31,7 +31,9 @@ import (
 // recorders, whose events are model objects, the scheme, which setup fills
 // and reconciles only read, a logger, a mutex (unlocked between
 // reconciles), and the handles on the API server that client-go and
-// controller-runtime build from mgr.GetConfig() (handlePackages). The scaffolded reconciler of kubebuilder and operator-sdk,
+// controller-runtime build from mgr.GetConfig() (handlePackages). A
+// client-go store (cache.NewStore, cache.NewIndexer) is written by its
+// content (memory_store.go). The scaffolded reconciler of kubebuilder and operator-sdk,
 // a client, a scheme and a recorder, is such a value, and so is one that
 // keeps maps of what it saw. A func declared at package level is written
 // by its name, as it captures nothing. A value the walk cannot see into (a
@@ -164,6 +166,10 @@ func (w *memoryWalker) value(v reflect.Value) {
 	t := v.Type()
 	if keepsNothing[t] || isHandle(t) {
 		w.str(t.String())
+		return
+	}
+	if isContentStore(t) {
+		w.pointer(v, func() { w.store(v) })
 		return
 	}
 	if t == reflect.TypeFor[time.Time]() {

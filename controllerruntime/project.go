@@ -50,6 +50,14 @@ type SetupOptions struct {
 	// model gives each controller an informer for every kind it may read,
 	// declared here, whose events enqueue nothing.
 	Reads []client.Object
+	// Inert says which Runnables the setup adds with mgr.Add, other than
+	// controllers, the model may accept and never run: the user's word
+	// that nothing under test depends on them running (a metrics
+	// exporter, a certificate rotator for webhooks the model does not
+	// call). Without it, or when it says no, such an Add is an error:
+	// the model runs no goroutines of its own. A cache.Cache is refused
+	// whatever it says (see projectManager.Add).
+	Inert func(manager.Runnable) bool
 
 	_ struct{}
 }
@@ -66,9 +74,13 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 		return errors.New("Setup needs a setup function")
 	}
 	probe := m.newProjectManager(nil, "")
+	probe.inert = opts.Inert
 	ctrls, err := probe.run(setup)
 	if err != nil {
 		return err
+	}
+	for _, r := range probe.unrun {
+		m.opts.Logger.Info("mgr.Add: accepted and never run (SetupOptions.Inert)", "runnable", fmt.Sprintf("%T", r))
 	}
 	for name := range opts.Goals {
 		if !slices.ContainsFunc(ctrls, func(c *runningController) bool { return c.name == name }) {
@@ -87,7 +99,7 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 		reads = append(reads, kind)
 	}
 	for _, c := range ctrls {
-		if err := m.addProjectController(setup, c, opts.Goals[c.name], reads); err != nil {
+		if err := m.addProjectController(setup, c, opts.Goals[c.name], reads, opts.Inert); err != nil {
 			return err
 		}
 	}
@@ -96,7 +108,7 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 
 // addProjectController declares one controller of the project to the
 // cluster, from what the probe run of the setup learned.
-func (m *Manager) addProjectController(setup SetupFunc, probe *runningController, goal GoalFunc, reads []string) error {
+func (m *Manager) addProjectController(setup SetupFunc, probe *runningController, goal GoalFunc, reads []string, inert func(manager.Runnable) bool) error {
 	name := probe.name
 	spec := model.Controller{
 		Name:         name,
@@ -135,6 +147,7 @@ func (m *Manager) addProjectController(setup SetupFunc, probe *runningController
 	}
 	spec.NewReconciler = func(mc model.Client) model.Reconciler {
 		pm := m.newProjectManager(mc, name)
+		pm.inert = inert
 		ctrls, err := pm.run(setup)
 		if err != nil {
 			panic(fmt.Sprintf("controllerruntime: the setup failed when controller %s (re)started: %v", name, err))
@@ -211,12 +224,15 @@ func (a *projectAdapter) Reconcile(req model.Request) (model.Result, error) {
 // that controller's informer caches; the probe run's (unbound) client
 // fails every call, since no controller runs yet.
 type projectManager struct {
-	m       *Manager
-	env     *env
-	client  *modelClient
-	api     *modelClient
-	cache   *modelCache
-	added   []controller.Controller
+	m      *Manager
+	env    *env
+	client *modelClient
+	api    *modelClient
+	cache  *modelCache
+	added  []controller.Controller
+	// inert is SetupOptions.Inert; unrun are the Runnables it accepted.
+	inert   func(manager.Runnable) bool
+	unrun   []manager.Runnable
 	errs    []error
 	webhook *webhookServer
 	events  eventSink
@@ -331,12 +347,24 @@ func (pm *projectManager) capture(c controller.Controller) (*runningController, 
 	return rc, nil
 }
 
-// Add takes a controller built by the builder or controller.New. Any other
-// Runnable is an error: the model runs no goroutines of its own.
+// Add takes a controller built by the builder or controller.New, and a
+// Runnable SetupOptions.Inert accepts, which is never run. A cache.Cache
+// (one built by cache.New(mgr.GetConfig(), …)) is an error: its reads
+// would start informers of its own, whose goroutines list and watch
+// outside the model's schedule; the model's own informers serve
+// mgr.GetCache() and source.Kind watches whatever cache they name. Any
+// other Runnable is an error: the model runs no goroutines of its own.
 func (pm *projectManager) Add(r manager.Runnable) error {
 	c, ok := r.(controller.Controller)
+	if _, isCache := r.(cache.Cache); !ok && isCache && r != pm.cache {
+		return fmt.Errorf("Add(%T): a second cache runs informers of its own, in goroutines outside the model's schedule; read through mgr.GetClient() or mgr.GetCache(), whose informers the model drives (a source.Kind naming this cache is served by them too), or mgr.GetAPIReader()", r)
+	}
 	if !ok {
-		return fmt.Errorf("Add(%T): the model runs only controllers (ctrl.NewControllerManagedBy, controller.New), not other Runnables", r)
+		if r == pm.cache || (pm.inert != nil && pm.inert(r)) {
+			pm.unrun = append(pm.unrun, r)
+			return nil
+		}
+		return fmt.Errorf("Add(%T): the model runs only controllers (ctrl.NewControllerManagedBy, controller.New), not other Runnables; if nothing under test depends on it running, accept it with SetupOptions.Inert", r)
 	}
 	if _, err := controllerValue(c); err != nil {
 		return err

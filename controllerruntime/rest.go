@@ -112,10 +112,17 @@ func (t *restTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return statusResponse(req, err), nil
 	}
+	form, err := acceptedForm(req.Header.Get("Accept"))
+	if err != nil {
+		return statusResponse(req, err), nil
+	}
 	r.query, r.body = req.URL.Query(), body
 	ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
 	r.contentType = strings.TrimSpace(ct)
 	code, out, err := t.serve(req.Context(), r)
+	if err == nil {
+		out, err = form.transform(out)
+	}
 	if err != nil {
 		return statusResponse(req, err), nil
 	}
