@@ -123,7 +123,7 @@ func runReference(r *runner, spec model.Fields) (reference, error) {
 	if f := ref.run(nil); f != nil {
 		return reference{failure: f}, nil
 	}
-	state, ok := captureState(c.State(), target, sc.Inputs.Ignore)
+	state, ok := captureState(c.State(), target, newComparer(sc.Inputs))
 	if !ok {
 		return reference{}, fmt.Errorf("scenario %q: the reference run deleted the inputs target %s", sc.Name, target)
 	}
@@ -140,7 +140,8 @@ func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure
 	if tgt == nil {
 		return nil, nil // the run deleted the target: there is no final spec
 	}
-	got, _ := captureState(st, target, r.sc.Inputs.Ignore)
+	cm := newComparer(r.sc.Inputs)
+	got, _ := captureState(st, target, cm)
 	ref, err := memo.lookup(r, tgt.Spec)
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure
 		f.Diagnosis = append(slices.Clip(f.Diagnosis), transitionLines(in, tgt.Spec)...)
 		return &f, nil
 	}
-	diff := diffStates(ref.state, got)
+	diff := cm.diffStates(ref.state, got)
 	if len(diff) == 0 {
 		return nil, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"strings"
 
 	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
@@ -41,14 +40,17 @@ type Inputs struct {
 	// Max bounds the transitions of a run; zero means
 	// DefaultMaxTransitions.
 	Max int
-	// Ignore lists field paths the differential oracle leaves out on every
-	// object it compares ("status.observedAt", "metadata.labels.hash"); a
-	// path also drops the paths below it and "[*]" stands for any index.
-	// Some paths are always left out (alwaysIgnored in history.go):
-	// status.observedGeneration and conditions' observedGeneration and
-	// lastTransitionTime, which count writes and record when a history
-	// passed.
-	Ignore []string
+	// Ignore lists what the differential oracle leaves out: fields of
+	// every object or of some kinds and names, and objects whose presence
+	// on one side only is by design (see Ignore). Some paths are always
+	// left out (alwaysIgnored in compare.go): status.observedGeneration
+	// and conditions' observedGeneration and lastTransitionTime, which
+	// count writes and record when a history passed.
+	Ignore []Ignore
+	// Semantics tells the oracle how Kubernetes compares each kind's
+	// fields: lists by their keys, quantities by value. The zero value
+	// compares lists by position and values as written.
+	Semantics Semantics
 }
 
 // MaxTransitions returns Max with its default filled in.
@@ -70,9 +72,9 @@ func (in *Inputs) validate() error {
 	if in.Max < 0 {
 		errs = append(errs, fmt.Errorf("inputs: negative Max %d", in.Max))
 	}
-	for _, p := range in.Ignore {
-		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
-			errs = append(errs, fmt.Errorf("inputs: bad ignore path %q", p))
+	for _, ig := range in.Ignore {
+		if err := ig.validate(); err != nil {
+			errs = append(errs, fmt.Errorf("inputs: %w", err))
 		}
 	}
 	return errors.Join(errs...)
