@@ -20,10 +20,13 @@ type InputsOptions struct {
 	// Max bounds the transitions of a run (properties.Inputs.Max); zero
 	// is properties.DefaultMaxTransitions.
 	Max int
-	// Ignore lists the field paths the history-dependent oracle leaves
-	// out (properties.Inputs.Ignore), as the model flattens objects:
-	// "spec.template.metadata.annotations.restartedAt".
-	Ignore []string
+	// Ignore lists what the history-dependent oracle leaves out
+	// (properties.Inputs.Ignore): fields by kind and path, in the report's
+	// spelling ("spec.template.metadata.annotations.restartedAt",
+	// "spec.ports[port=80,protocol=TCP].targetPort",
+	// "metadata.annotations.*"), and objects whose presence on one side
+	// is by design (a Kind and a Name pattern, no Path).
+	Ignore []properties.Ignore
 }
 
 // Inputs returns the state transitions of a custom resource for
@@ -34,6 +37,10 @@ type InputsOptions struct {
 // (crd.Version.SpecFields through conv). Give the manager the same crds
 // (ManagerOptions.CRDs) so that the API server validates and defaults
 // every transition as it would in a cluster.
+//
+// The oracle compares states as Kubernetes merges them (Semantics): lists
+// by the keys the CRDs and the built-in kinds' schemas declare, quantities
+// by value.
 //
 // A scenario with these inputs and no goal is judged by the
 // history-dependent oracle (see docs/design.md, state-transition inputs);
@@ -63,10 +70,11 @@ func Inputs(crds *crd.Set, conv *convert.Converter, target client.Object, opts I
 		return nil, fmt.Errorf("inputs: %s: %w", gvk, err)
 	}
 	return &properties.Inputs{
-		Target: model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
-		Spec:   asTyped(spec, conv, kind),
-		Max:    opts.Max,
-		Ignore: opts.Ignore,
+		Target:    model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
+		Spec:      asTyped(spec, conv, kind),
+		Max:       opts.Max,
+		Ignore:    opts.Ignore,
+		Semantics: Semantics(crds, conv),
 	}, nil
 }
 
