@@ -333,7 +333,8 @@ type Semantics struct {
 	_     struct{}
 }
 
-// comparer compares states as Inputs say: with their Semantics, leaving
+// comparer compares states as Inputs say (docs/design.md, "How states
+// compare"): with their Semantics, leaving
 // out their Ignore and alwaysIgnored.
 type comparer struct {
 	sem     Semantics
