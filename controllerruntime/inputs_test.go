@@ -26,6 +26,8 @@ func TestInputsForACustomResource(t *testing.T) {
 	assert.Equal(t, model.Ref{Kind: "KVStore", Namespace: "default", Name: "store"}, in.Target)
 	assert.Equal(t, 2, in.Max)
 	assert.Equal(t, []properties.Ignore{{Path: "status.readyReplicas"}}, in.Ignore)
+	require.NotNil(t, in.Semantics.List, "the oracle compares as Kubernetes merges")
+	assert.Equal(t, []string{"name"}, in.Semantics.List("StatefulSet", "spec.template.spec.containers").Keys)
 	rapid.Check(t, func(rt *rapid.T) {
 		spec := in.Spec.Draw(rt, "spec")
 		assert.Contains(rt, []any{"kv:1.0", "kv:1.1"}, spec.Value("image"))

@@ -1,6 +1,9 @@
 package properties
 
 import (
+	"fmt"
+	"pgregory.net/rapid"
+	"slices"
 	"testing"
 
 	"github.com/converge-sim/converge/model"
@@ -212,4 +215,87 @@ func TestObjectsIgnoredByNameArePresentOnOneSideByDesign(t *testing.T) {
 		cm.diffStates(compareWorld(t, cm, claim("data-web-0", 1)), compareWorld(t, cm, claim("data-web-0", 2))), "present on both sides, compared")
 	other := newComparer(&Inputs{Ignore: []Ignore{{Kind: "PersistentVolumeClaim", Name: "logs-*"}}})
 	assert.Len(t, other.diffStates(compareWorld(t, other, claim("data-web-0", 1)), compareWorld(t, other, claim("data-web-0", 1), claim("data-web-1", 1))), 1)
+}
+
+// portKeeper keeps a Service web owned by its Cache with one port per
+// field of the Cache's spec (name to number): ports it already has stay in
+// their order and new ones go last, so the order is the history's, as an
+// operator building ports from a map has a random one.
+func portKeeper() model.Controller {
+	return model.Controller{
+		Name: "port-keeper",
+		For:  "Cache",
+		Owns: []string{"Service"},
+		NewReconciler: func(c model.Client) model.Reconciler {
+			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+				cache, err := c.Get("Cache", req.Namespace, req.Name)
+				if err != nil {
+					return model.Result{}, nil
+				}
+				svc, err := c.Get("Service", req.Namespace, req.Name)
+				create := err != nil
+				if create {
+					svc = &model.Object{Kind: "Service", Namespace: req.Namespace, Name: req.Name, OwnerReferences: []model.OwnerReference{model.NewOwnerReference(cache)}}
+				}
+				var names []string
+				for i := 0; svc.Spec.Has(fmt.Sprintf("ports[%d].name", i)); i++ {
+					if name := svc.Spec.Str(fmt.Sprintf("ports[%d].name", i)); cache.Spec.Has(name) {
+						names = append(names, name)
+					}
+				}
+				for _, p := range cache.Spec.Paths() {
+					if !slices.Contains(names, p) {
+						names = append(names, p)
+					}
+				}
+				spec := model.Values{}
+				for i, name := range names {
+					spec[fmt.Sprintf("ports[%d].name", i)] = name
+					spec[fmt.Sprintf("ports[%d].port", i)] = cache.Spec.Int(name)
+				}
+				if !create && svc.Spec.Equal(model.NewFields(spec)) {
+					return model.Result{}, nil
+				}
+				svc.Spec = model.NewFields(spec)
+				if create {
+					return model.Result{}, c.Create(svc)
+				}
+				return model.Result{}, c.Update(svc)
+			})
+		},
+	}
+}
+
+// TestTheOracleComparesKeyedListsOfItsInputs: ports in the order of the
+// history are a difference by position, and none once Inputs.Semantics
+// keys them.
+func TestTheOracleComparesKeyedListsOfItsInputs(t *testing.T) {
+	metrics := model.NewFields(model.Values{"metrics": int64(9090)})
+	both := model.NewFields(model.Values{"http": int64(80), "metrics": int64(9090)})
+	sc := Scenario{
+		Name: "port-keeper",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			if err := c.AddController(portKeeper()); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web"})
+		},
+		Inputs: &Inputs{Target: cacheRef, Spec: rapid.Just(both), Max: 2},
+	}
+	out, err := Execute(sc, nil, firstChoice{}, RunOptions{Inputs: Transitions{metrics, both}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Failure, "by position, the history's order differs")
+	assert.Equal(t, HistoryDependent, out.Failure.Verdict)
+	assert.Contains(t, out.Failure.Details, `Service default/web spec.ports[0].name: "metrics" after the transitions, "http" in a fresh cluster`)
+
+	sc.Inputs.Semantics = Semantics{List: func(kind, path string) ListType {
+		if kind == "Service" && path == "spec.ports" {
+			return ListType{Keys: []string{"name"}}
+		}
+		return ListType{}
+	}}
+	out, err = Execute(sc, nil, firstChoice{}, RunOptions{Inputs: Transitions{metrics, both}})
+	require.NoError(t, err)
+	assert.Nil(t, out.Failure, "keyed by name, the same ports")
 }
