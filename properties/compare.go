@@ -472,10 +472,18 @@ func itemEnd(p string) int {
 
 // parsePattern parses an ignore path: a field path in the report's
 // spelling, in which a field segment "*" stands for any map key and "[*]"
-// for any list item.
+// for any list item. A label or annotation key may also be spelled
+// unquoted, as traces spell it: "metadata.annotations.example.com/x".
 func parsePattern(p string) ([]segment, error) {
 	if p == "" {
 		return nil, nil
+	}
+	for _, m := range []string{"metadata.annotations.", "metadata.labels."} {
+		// A label or annotation key as the model spells it elsewhere
+		// (model.MetadataPath, traces): the rest of the path is the key.
+		if k, ok := strings.CutPrefix(p, m); ok && k != "*" && !isIdent(k) && !strings.ContainsAny(k, `["*`) {
+			p = appendKey(strings.TrimSuffix(m, "."), k)
+		}
 	}
 	if strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") || strings.Contains(p, "..") {
 		return nil, errors.New("an empty field name")
