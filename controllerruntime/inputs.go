@@ -24,10 +24,13 @@ type InputsOptions struct {
 	// Max bounds the transitions of a run (properties.Inputs.Max); zero
 	// is properties.DefaultMaxTransitions.
 	Max int
-	// Ignore lists the field paths the history-dependent oracle leaves
-	// out (properties.Inputs.Ignore), as the model flattens objects:
-	// "spec.template.metadata.annotations.restartedAt".
-	Ignore []string
+	// Ignore lists what the history-dependent oracle leaves out
+	// (properties.Inputs.Ignore): fields by kind and path, in the report's
+	// spelling ("spec.template.metadata.annotations.restartedAt",
+	// "spec.ports[port=80,protocol=TCP].targetPort",
+	// "metadata.annotations.*"), and objects whose presence on one side
+	// is by design (a Kind and a Name pattern, no Path).
+	Ignore []properties.Ignore
 	// Refused lists the status conditions by which the operator says it
 	// refused the target's spec on purpose (shrinking storage, scaling
 	// down) and keeps acting on the last spec it accepted: the target's
@@ -87,6 +90,10 @@ func validRefused(conds []RefusedCondition) error {
 // (ManagerOptions.CRDs) so that the API server validates and defaults
 // every transition as it would in a cluster.
 //
+// The oracle compares states as Kubernetes merges them (Semantics): lists
+// by the keys the CRDs and the built-in kinds' schemas declare, quantities
+// by value.
+//
 // A scenario with these inputs and no goal is judged by the
 // history-dependent oracle (see docs/design.md, state-transition inputs);
 // run it with Check or properties.Search with properties.InBubble as any
@@ -118,11 +125,12 @@ func Inputs(crds *crd.Set, conv *convert.Converter, target client.Object, opts I
 		return nil, fmt.Errorf("inputs: %s: %w", gvk, err)
 	}
 	return &properties.Inputs{
-		Target:  model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
-		Spec:    asTyped(spec, conv, kind),
-		Max:     opts.Max,
-		Ignore:  opts.Ignore,
-		Refused: refused(opts.Refused),
+		Target:    model.Ref{Kind: kind, Namespace: target.GetNamespace(), Name: target.GetName()},
+		Spec:      asTyped(spec, conv, kind),
+		Max:       opts.Max,
+		Ignore:    opts.Ignore,
+		Semantics: Semantics(crds, conv),
+		Refused:   refused(opts.Refused),
 	}, nil
 }
 

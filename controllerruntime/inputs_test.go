@@ -9,6 +9,7 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/examples/kvstore"
 	storev1alpha1 "github.com/converge-sim/converge/controllerruntime/examples/kvstore/api/v1alpha1"
 	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/properties"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,11 +22,13 @@ import (
 func TestInputsForACustomResource(t *testing.T) {
 	w, err := kvstore.NewWorld()
 	require.NoError(t, err)
-	in, err := crt.Inputs(w.CRDs, w.Conv, kvstore.New("default", "store"), crt.InputsOptions{Max: 2, Ignore: []string{"status.readyReplicas"}})
+	in, err := crt.Inputs(w.CRDs, w.Conv, kvstore.New("default", "store"), crt.InputsOptions{Max: 2, Ignore: []properties.Ignore{{Path: "status.readyReplicas"}}})
 	require.NoError(t, err)
 	assert.Equal(t, model.Ref{Kind: "KVStore", Namespace: "default", Name: "store"}, in.Target)
 	assert.Equal(t, 2, in.Max)
-	assert.Equal(t, []string{"status.readyReplicas"}, in.Ignore)
+	assert.Equal(t, []properties.Ignore{{Path: "status.readyReplicas"}}, in.Ignore)
+	require.NotNil(t, in.Semantics.List, "the oracle compares as Kubernetes merges")
+	assert.Equal(t, []string{"name"}, in.Semantics.List("StatefulSet", "spec.template.spec.containers").Keys)
 	rapid.Check(t, func(rt *rapid.T) {
 		spec := in.Spec.Draw(rt, "spec")
 		assert.Contains(rt, []any{"kv:1.0", "kv:1.1"}, spec.Value("image"))

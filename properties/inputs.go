@@ -59,14 +59,17 @@ type Inputs struct {
 	// spec Spec draws, after Fields: every transition carries them, in
 	// runs and in explorations (ExploreSpecs) alike.
 	Pin model.Values
-	// Ignore lists field paths the differential oracle leaves out on every
-	// object it compares ("status.observedAt", "metadata.labels.hash"); a
-	// path also drops the paths below it and "[*]" stands for any index.
-	// Some paths are always left out (alwaysIgnored in history.go):
-	// status.observedGeneration and conditions' observedGeneration and
-	// lastTransitionTime, which count writes and record when a history
-	// passed.
-	Ignore []string
+	// Ignore lists what the differential oracle leaves out: fields of
+	// every object or of some kinds and names, and objects whose presence
+	// on one side only is by design (see Ignore). Some paths are always
+	// left out (alwaysIgnored in compare.go): status.observedGeneration
+	// and conditions' observedGeneration and lastTransitionTime, which
+	// count writes and record when a history passed.
+	Ignore []Ignore
+	// Semantics tells the oracle how Kubernetes compares each kind's
+	// fields: lists by their keys, quantities by value. The zero value
+	// compares lists by position and values as written.
+	Semantics Semantics
 	// Refused, when set, says whether the operator refused the target's
 	// spec on purpose, and why, from the target as stored (a status
 	// condition such as Resizing=False reason ShrinkNotSupported): an
@@ -97,13 +100,13 @@ func (in *Inputs) validate() error {
 	if in.Max < 0 {
 		errs = append(errs, fmt.Errorf("inputs: negative Max %d", in.Max))
 	}
-	for _, p := range in.Ignore {
-		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
-			errs = append(errs, fmt.Errorf("inputs: bad ignore path %q", p))
+	for _, ig := range in.Ignore {
+		if err := ig.validate(); err != nil {
+			errs = append(errs, fmt.Errorf("inputs: %w", err))
 		}
 	}
 	for _, p := range in.Fields {
-		if p == "" || strings.HasPrefix(p, ".") || strings.HasSuffix(p, ".") {
+		if _, err := parsePattern(p); err != nil || p == "" {
 			errs = append(errs, fmt.Errorf("inputs: bad field path %q", p))
 		}
 	}
@@ -143,8 +146,9 @@ func (in *Inputs) spec() *rapid.Generator[model.Fields] {
 
 // declared reports whether path is one of fields or below one.
 func declared(path string, fields []string) bool {
+	segs := splitPath(path)
 	for _, d := range fields {
-		if n, ok := matchPrefix(path, d); ok && (n == len(path) || path[n] == '.' || path[n] == '[') {
+		if pattern, err := parsePattern(d); err == nil && matchPrefix(segs, pattern) {
 			return true
 		}
 	}

@@ -1,0 +1,123 @@
+package controllerruntime_test
+
+import (
+	"testing"
+
+	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/crd"
+	"github.com/converge-sim/converge/properties"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// poolCRD declares the list types and a quantity the oracle compares by:
+// ports keyed by port and protocol, tags a set, hosts atomic, memory and
+// the values of limits quantities.
+const poolCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: pools.sem.example.com
+spec:
+  group: sem.example.com
+  names: {kind: Pool, listKind: PoolList, plural: pools, singular: pool}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items:
+                  type: object
+                  required: [port, protocol]
+                  properties:
+                    port: {type: integer}
+                    protocol: {type: string}
+              tags:
+                type: array
+                x-kubernetes-list-type: set
+                items: {type: string}
+              hosts:
+                type: array
+                x-kubernetes-list-type: atomic
+                items: {type: string}
+              memory:
+                anyOf: [{type: integer}, {type: string}]
+                x-kubernetes-int-or-string: true
+                pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
+              limits:
+                type: object
+                additionalProperties:
+                  anyOf: [{type: integer}, {type: string}]
+                  x-kubernetes-int-or-string: true
+                  pattern: ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$
+              replicas:
+                x-kubernetes-int-or-string: true
+                anyOf: [{type: integer}, {type: string}]
+`
+
+// semanticsWorld returns the semantics of the built-in kinds and of Pool,
+// served unstructured (its model Spec holds "spec.ports").
+func semanticsWorld(t *testing.T) properties.Semantics {
+	t.Helper()
+	crds := crd.NewSet()
+	require.NoError(t, crds.Add("pools.yaml", []byte(poolCRD)))
+	conv, err := convert.New(clientgoscheme.Scheme, convert.Options{Unstructured: []schema.GroupVersionKind{{Group: "sem.example.com", Version: "v1", Kind: "Pool"}}})
+	require.NoError(t, err)
+	return crt.Semantics(crds, conv)
+}
+
+// TestCustomResourceListsAndQuantitiesFollowTheCRD: a CRD's list types
+// decide how its lists compare, and its quantities compare by value.
+func TestCustomResourceListsAndQuantitiesFollowTheCRD(t *testing.T) {
+	sem := semanticsWorld(t)
+	assert.Equal(t, []string{"port", "protocol"}, sem.List("Pool", "spec.spec.ports").Keys)
+	assert.True(t, sem.List("Pool", "spec.spec.tags").Set)
+	assert.Equal(t, properties.ListType{}, sem.List("Pool", "spec.spec.hosts"), "atomic: by position")
+	assert.Equal(t, properties.ListType{}, sem.List("Pool", "spec.spec.nowhere"))
+	assert.Equal(t, "2", sem.Value("Pool", "spec.spec.memory", "2000m"))
+	assert.Equal(t, "2", sem.Value("Pool", "spec.spec.memory", int64(2)), "an integer quantity is the same value")
+	assert.Equal(t, "1Gi", sem.Value("Pool", "spec.spec.limits.memory", "1024Mi"), "a map's values")
+	assert.Equal(t, "2000m", sem.Value("Pool", "spec.spec.replicas", "2000m"), "int-or-string without the quantity pattern is no quantity")
+	assert.Equal(t, "lots", sem.Value("Pool", "spec.spec.memory", "lots"), "a value that is no quantity is left as written")
+}
+
+// TestBuiltInListKeysComeFromStructuredMergeDiff: a built-in kind's lists
+// are keyed as its structured-merge-diff schema says, and its
+// resource.Quantity fields compare by value.
+func TestBuiltInListKeysComeFromStructuredMergeDiff(t *testing.T) {
+	sem := semanticsWorld(t)
+	for _, tc := range []struct {
+		kind, path string
+		want       []string
+	}{
+		{"Service", "spec.ports", []string{"port", "protocol"}},
+		{"Deployment", "spec.template.spec.containers", []string{"name"}},
+		{"Deployment", "spec.template.spec.containers[*].env", []string{"name"}},
+		{"Deployment", "spec.template.spec.containers[*].volumeMounts", []string{"mountPath"}},
+		{"Deployment", "spec.template.spec.volumes", []string{"name"}},
+		{"StatefulSet", "spec.template.spec.containers[*].ports", []string{"containerPort", "protocol"}},
+		{"Deployment", "spec.template.spec.containers[*].args", nil},
+		{"ConfigMap", "spec.data", nil},
+	} {
+		assert.Equal(t, tc.want, sem.List(tc.kind, tc.path).Keys, "%s %s", tc.kind, tc.path)
+	}
+	assert.True(t, sem.List("Pod", "spec.tolerations").Keys == nil && !sem.List("Pod", "spec.tolerations").Set, "atomic")
+	assert.True(t, sem.List("Deployment", "metadata.finalizers").Keys == nil)
+	assert.Equal(t, "2", sem.Value("Deployment", "spec.template.spec.containers[*].resources.limits.cpu", "2000m"))
+	assert.Equal(t, "2000m", sem.Value("Deployment", "spec.template.spec.containers[*].image", "2000m"), "not a quantity")
+	assert.Equal(t, "1Gi", sem.Value("PersistentVolumeClaim", "spec.resources.requests.storage", "1024Mi"))
+}
