@@ -28,9 +28,9 @@ import (
 //
 // A project's mgr.GetConfig() and mgr.GetHTTPClient() reach the model
 // through restTransport, an http.RoundTripper that answers each request
-// synchronously, in the caller's goroutine, with no socket: it parses the
-// request as the API server's router would, makes the call through the
-// controller's own client (reads from the API server, not the cache;
+// synchronously, in the caller's goroutine, with no socket (an exec's
+// streams excepted, exec.go): it parses the request as the API server's
+// router would, makes the call through the controller's own client (reads from the API server, not the cache;
 // writes through the controller's writer, so that a partition, an injected
 // API error or a restart strikes them as it strikes GetClient's calls, and
 // the trace names them), and writes the answer as the API server's JSON,
@@ -66,7 +66,7 @@ func restConfig(t *restTransport) *rest.Config {
 		Host:          modelHost,
 		QPS:           -1,
 		ContentConfig: rest.ContentConfig{ContentType: "application/json"},
-		Transport: t,
+		Transport:     t,
 		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
 			if rt == t {
 				return t
