@@ -28,9 +28,9 @@ import (
 //
 // A project's mgr.GetConfig() and mgr.GetHTTPClient() reach the model
 // through restTransport, an http.RoundTripper that answers each request
-// synchronously, in the caller's goroutine, with no socket: it parses the
-// request as the API server's router would, makes the call through the
-// controller's own client (reads from the API server, not the cache;
+// synchronously, in the caller's goroutine, with no socket (an exec's
+// streams excepted, exec.go): it parses the request as the API server's
+// router would, makes the call through the controller's own client (reads from the API server, not the cache;
 // writes through the controller's writer, so that a partition, an injected
 // API error or a restart strikes them as it strikes GetClient's calls, and
 // the trace names them), and writes the answer as the API server's JSON,
@@ -55,18 +55,24 @@ var _ http.RoundTripper = (*restTransport)(nil)
 // a config to a transport uses it: rest.HTTPClientFor and the clientsets
 // take Transport; remotecommand's executors, which build their own
 // upgrading transport, still wrap it with WrapTransport, which puts t in
-// its place. ContentType is JSON: the model's server speaks no protobuf,
+// front of it: t answers their requests, and passes an exec's upgrade on
+// to the loopback exec server (exec.go). ContentType is JSON: the model's server speaks no protobuf,
 // which controller-runtime's client would otherwise send for built-in
 // kinds. QPS is negative, which turns client-go's client-side rate
 // limiter off: it waits on the wall clock, and the model's own throttling
 // is a fault (faults.ErrThrottle).
-func restConfig(t http.RoundTripper) *rest.Config {
+func restConfig(t *restTransport) *rest.Config {
 	return &rest.Config{
 		Host:          modelHost,
 		QPS:           -1,
 		ContentConfig: rest.ContentConfig{ContentType: "application/json"},
 		Transport:     t,
-		WrapTransport: func(http.RoundTripper) http.RoundTripper { return t },
+		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+			if rt == t {
+				return t
+			}
+			return &upgradeTransport{t: t, upgrade: rt}
+		},
 	}
 }
 
@@ -82,10 +88,20 @@ type restRequest struct {
 	body      []byte
 	// contentType is the media type of the body, without parameters.
 	contentType string
+	// upgrade is the upgrading round tripper of a remotecommand executor
+	// that sent req, or nil for a plain request.
+	upgrade http.RoundTripper
+	req     *http.Request
 }
 
 // RoundTrip answers req from the model.
 func (t *restTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.roundTrip(req, nil)
+}
+
+// roundTrip answers req from the model; upgrade is the upgrading round
+// tripper of the executor that sent it, if one did.
+func (t *restTransport) roundTrip(req *http.Request, upgrade http.RoundTripper) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
 		b, err := io.ReadAll(req.Body)
@@ -116,7 +132,7 @@ func (t *restTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return statusResponse(req, err), nil
 	}
-	r.query, r.body = req.URL.Query(), body
+	r.query, r.body, r.upgrade, r.req = req.URL.Query(), body, upgrade, req
 	ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
 	r.contentType = strings.TrimSpace(ct)
 	code, out, err := t.serve(req.Context(), r)
@@ -126,8 +142,11 @@ func (t *restTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return statusResponse(req, err), nil
 	}
-	if s, ok := out.(string); ok {
-		return textResponse(req, code, s), nil
+	switch out := out.(type) {
+	case string:
+		return textResponse(req, code, out), nil
+	case *http.Response:
+		return out, nil // an exec's upgrade, from the exec server
 	}
 	return jsonResponse(req, code, out), nil
 }

@@ -18,13 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ExecFunc answers a pods/exec request: the command run in a container of
-// a pod the API server has. It returns what the command wrote, and an
-// error for a command that failed (its message is what the caller sees).
-// The scenario declares it with ManagerOptions.Exec; it must be a
-// function of its arguments and the model's state, so that a run replays.
-type ExecFunc func(ctx context.Context, pod client.ObjectKey, container string, command []string) (stdout, stderr string, err error)
-
 // LogsFunc answers a pods/log request: the log of a container of a pod
 // the API server has. The scenario declares it with ManagerOptions.Logs.
 type LogsFunc func(ctx context.Context, pod client.ObjectKey, container string) (string, error)
@@ -175,7 +168,7 @@ func (t *restTransport) servePod(ctx context.Context, r *restRequest) (int, any,
 		if err := t.cl.Get(ctx, key, t.object(r)); err != nil {
 			return 0, nil, err
 		}
-		return 0, nil, t.exec(ctx, key, r)
+		return t.exec(ctx, key, r)
 	}
 	return 0, nil, apierrors.NewBadRequest(fmt.Sprintf("pods/%s of pod %s is not served by converge's model API server", r.sub, key))
 }

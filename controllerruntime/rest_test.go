@@ -3,9 +3,7 @@ package controllerruntime_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"strings"
 	"testing"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
@@ -32,7 +30,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -369,23 +366,9 @@ func TestDynamicDiscoveryAndClientOverTheModel(t *testing.T) {
 	})
 }
 
-// TestLogsAndExecHooks: pods/log and pods/exec are answered by the
-// scenario's hooks, and without them by errors that name the pod and the
-// command. An unchanged remotecommand executor reaches the Exec hook, and
-// gets back an error: the model cannot stream its output (exec.go).
-func TestLogsAndExecHooks(t *testing.T) {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "db-0"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "postgres"}}}}
-	execute := func(ctx context.Context, cfg *rest.Config, command ...string) error {
-		cs, err := kubernetes.NewForConfig(cfg)
-		require.NoError(t, err)
-		req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name("db-0").SubResource("exec").
-			VersionedParams(&corev1.PodExecOptions{Container: "db", Command: command, Stdout: true, Stderr: true}, clientgoscheme.ParameterCodec)
-		ex, err := remotecommand.NewSPDYExecutor(cfg, "POST", req.URL())
-		require.NoError(t, err)
-		var stdout, stderr strings.Builder
-		return ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr})
-	}
+// TestLogsHook: pods/log is answered by the scenario's hook, and without
+// it by an error that names the pod (exec_test.go holds pods/exec).
+func TestLogsHook(t *testing.T) {
 	logs := func(ctx context.Context, cfg *rest.Config) (string, error) {
 		cs, err := kubernetes.NewForConfig(cfg)
 		require.NoError(t, err)
@@ -397,43 +380,22 @@ func TestLogsAndExecHooks(t *testing.T) {
 		b, err := io.ReadAll(stream)
 		return string(b), err
 	}
-
-	withConfig(t, crt.ManagerOptions{}, []client.Object{pod}, func(ctx context.Context, cfg *rest.Config) {
+	withConfig(t, crt.ManagerOptions{}, []client.Object{dbPod()}, func(ctx context.Context, cfg *rest.Config) {
 		_, err := logs(ctx, cfg)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "default/db-0")
 		assert.Contains(t, err.Error(), "ManagerOptions.Logs")
-		err = execute(ctx, cfg, "pg_isready", "-q")
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), `exec of "pg_isready -q" in pod default/db-0`)
-		assert.Contains(t, err.Error(), "ManagerOptions.Exec")
 	})
-
-	var calls []string
 	opts := crt.ManagerOptions{
 		Logs: func(_ context.Context, pod client.ObjectKey, container string) (string, error) {
 			return "log of " + pod.String() + "/" + container, nil
 		},
-		Exec: func(_ context.Context, pod client.ObjectKey, container string, command []string) (string, string, error) {
-			calls = append(calls, pod.String()+"/"+container+": "+strings.Join(command, " "))
-			if command[0] == "false" {
-				return "", "", errors.New("command terminated with exit code 1")
-			}
-			return "ok\n", "", nil
-		},
 	}
-	withConfig(t, opts, []client.Object{pod}, func(ctx context.Context, cfg *rest.Config) {
+	withConfig(t, opts, []client.Object{dbPod()}, func(ctx context.Context, cfg *rest.Config) {
 		out, err := logs(ctx, cfg)
 		require.NoError(t, err)
 		assert.Equal(t, "log of default/db-0/db", out)
-		err = execute(ctx, cfg, "false")
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "exit code 1")
-		err = execute(ctx, cfg, "pg_isready")
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "succeeded (3 bytes of stdout, 0 of stderr), but the model cannot stream them")
 	})
-	assert.Equal(t, []string{"default/db-0/db: false", "default/db-0/db: pg_isready"}, calls)
 }
 
 // TestHTTPStatusBodies: an error is a metav1.Status JSON body with its
