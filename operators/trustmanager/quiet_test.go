@@ -15,15 +15,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-// quietIgnores are the ignore paths a campaign of the goal-free oracle
-// needs on trust-manager today (operators/QUIET.md), each with the false
-// finding it silences.
-var quietIgnores = []suite.Ignored{}
-
-// quietRestrictions are the input restrictions it needs today, besides
-// the hand-written generator (bundleSpecs) crt.Inputs forces.
-var quietRestrictions = []suite.Restriction{}
-
 // quietScenario is the campaign's scenario. crt.Inputs cannot draw a
 // Bundle from its CRD today: every source and target must set exactly one
 // of its fields (CEL rules), the minimal spec breaks them, and crt.Inputs
@@ -48,8 +39,7 @@ func quietScenario(t *testing.T) properties.Scenario {
 	})
 	in := &properties.Inputs{
 		Target: model.Ref{Kind: "Bundle", Name: "roots"},
-		Spec:   suite.Restrict(gen, quietRestrictions),
-		Ignore: suite.Paths(quietIgnores),
+		Spec:   gen,
 	}
 	return trustmanager.InputsScenario("bundle-inputs", w, in)
 }
