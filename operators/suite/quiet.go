@@ -194,10 +194,10 @@ type Ignored struct {
 }
 
 // Paths returns the paths of ignores, for crt.InputsOptions.Ignore.
-func Paths(ignores []Ignored) []string {
-	out := make([]string, len(ignores))
+func Paths(ignores []Ignored) []properties.Ignore {
+	out := make([]properties.Ignore, len(ignores))
 	for i, ig := range ignores {
-		out[i] = ig.Path
+		out[i] = properties.Ignore{Path: ig.Path}
 	}
 	return out
 }
