@@ -52,6 +52,9 @@ type schemaNode interface {
 	item() schemaNode
 	listType() properties.ListType
 	quantity() bool
+	// timestamp reports whether the field is a point in time
+	// (metav1.Time, format date-time).
+	timestamp() bool
 }
 
 func (s *semantics) list(kind, path string) properties.ListType {
@@ -62,7 +65,7 @@ func (s *semantics) list(kind, path string) properties.ListType {
 }
 
 // value spells a quantity canonically ("2000m" as "2", an integer as the
-// string of its value); anything else is v.
+// string of its value) and any time as timestampValue; anything else is v.
 func (s *semantics) value(kind, path string, v any) any {
 	var text string
 	switch v := v.(type) {
@@ -74,7 +77,15 @@ func (s *semantics) value(kind, path string, v any) any {
 		return v
 	}
 	n := s.node(kind, path)
-	if n == nil || !n.quantity() {
+	switch {
+	case n == nil:
+		return v
+	case n.timestamp():
+		// When a history passed somewhere is history itself, and the
+		// reference run passes at other times: a time compares as set,
+		// not by its value (docs/design.md, "How states compare").
+		return timestampValue
+	case !n.quantity():
 		return v
 	}
 	q, err := resource.ParseQuantity(text)
@@ -83,6 +94,9 @@ func (s *semantics) value(kind, path string, v any) any {
 	}
 	return q.String()
 }
+
+// timestampValue is how every time compares: set, whatever its value.
+const timestampValue = "(a time)"
 
 // node returns the schema of the field at path (the oracle's spelling:
 // "spec.ports[*].port") of kind, or nil.
@@ -239,6 +253,12 @@ func (n structural) quantity() bool {
 	return n.s != nil && n.s.XIntOrString && n.s.ValueValidation != nil && strings.Contains(n.s.ValueValidation.Pattern, "[KMGTPE]i")
 }
 
+// timestamp reports whether the field is a time as controller-gen declares
+// a metav1.Time: a string of format date-time.
+func (n structural) timestamp() bool {
+	return n.s != nil && n.s.Generic.Type == "string" && n.s.ValueValidation != nil && n.s.ValueValidation.Format == "date-time"
+}
+
 // smdNode is a node of a built-in kind's structured-merge-diff schema.
 type smdNode struct {
 	s  *schema.Schema
@@ -282,4 +302,15 @@ func (n smdNode) listType() properties.ListType {
 
 func (n smdNode) quantity() bool {
 	return n.tr.NamedType != nil && *n.tr.NamedType == "io.k8s.apimachinery.pkg.api.resource.Quantity"
+}
+
+func (n smdNode) timestamp() bool {
+	if n.tr.NamedType == nil {
+		return false
+	}
+	switch *n.tr.NamedType {
+	case "io.k8s.apimachinery.pkg.apis.meta.v1.Time", "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime":
+		return true
+	}
+	return false
 }

@@ -67,6 +67,11 @@ spec:
               replicas:
                 x-kubernetes-int-or-string: true
                 anyOf: [{type: integer}, {type: string}]
+          status:
+            type: object
+            properties:
+              lastUpdateTime: {type: string, format: date-time}
+              phase: {type: string}
 `
 
 // semanticsWorld returns the semantics of the built-in kinds and of Pool,
@@ -120,4 +125,17 @@ func TestBuiltInListKeysComeFromStructuredMergeDiff(t *testing.T) {
 	assert.Equal(t, "2", sem.Value("Deployment", "spec.template.spec.containers[*].resources.limits.cpu", "2000m"))
 	assert.Equal(t, "2000m", sem.Value("Deployment", "spec.template.spec.containers[*].image", "2000m"), "not a quantity")
 	assert.Equal(t, "1Gi", sem.Value("PersistentVolumeClaim", "spec.resources.requests.storage", "1024Mi"))
+}
+
+// TestTimesCompareAsSet: a time (format date-time in a CRD, metav1.Time in
+// a built-in kind) records when a history passed, so every value of one
+// compares the same; other strings compare as written.
+func TestTimesCompareAsSet(t *testing.T) {
+	sem := semanticsWorld(t)
+	a := sem.Value("Pool", "status.lastUpdateTime", "2026-01-01T00:00:10Z")
+	b := sem.Value("Pool", "status.lastUpdateTime", "2026-01-01T00:03:20Z")
+	assert.Equal(t, a, b, "two times of one field")
+	assert.Equal(t, "Ready", sem.Value("Pool", "status.phase", "Ready"))
+	assert.Equal(t, sem.Value("Job", "status.startTime", "2026-01-01T00:00:10Z"), sem.Value("Job", "status.startTime", "2026-01-01T00:01:00Z"))
+	assert.Equal(t, "app:v1", sem.Value("Job", "spec.template.spec.containers[*].image", "app:v1"))
 }
