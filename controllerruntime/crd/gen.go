@@ -81,9 +81,9 @@ type GenStats struct {
 	Candidates int
 	// Rejected is the number of candidates validation rejected.
 	Rejected int
-	// Fallbacks is the number of specs that are the fallback spec (the
-	// minimal spec, or the smallest valid one found) because Tries
-	// candidates in a row were rejected.
+	// Fallbacks is the number of specs that are a fallback (the minimal
+	// spec, or one of the valid specs a search found when the minimal
+	// spec is invalid) because Tries candidates in a row were rejected.
 	Fallbacks int
 	// Rules counts the rejections by the rule (or field error) that
 	// rejected them, first error of each candidate.
@@ -136,9 +136,10 @@ func (o GenOptions) withDefaults() GenOptions {
 // the Set's Admission runs: pruning, defaulting, schema and CEL); after
 // opts.Tries rejected candidates in a row the draw returns a fallback
 // spec: the minimal spec (required fields only, each at its default or
-// first edge value) when the CRD admits it, else the smallest valid of
-// 256 candidates drawn with fixed seeds (a CEL rule that asks for one of
-// several fields breaks the minimal spec; fallback.go).
+// first edge value) when the CRD admits it, else one of the valid specs
+// among 256 candidates drawn with fixed seeds, shrinking to the smallest
+// (a CEL rule that asks for one of several fields breaks the minimal
+// spec; fallback.go).
 // Transition rules (oldSelf) do not apply to a create and are not checked:
 // a sequence of specs applied as updates may break them.
 // With a declared input space (GenOptions.Fields, Pin, Ranges, OneOf),
@@ -177,7 +178,7 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 	}
-	fallbackSpec, err := v.fallback(raw, asObject(smallest))
+	fallbacks, err := v.fallbacks(raw, asObject(smallest))
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 	}
@@ -211,7 +212,10 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 			stats.Specs++
 			stats.Fallbacks++
 		}
-		return copyObject(fallbackSpec)
+		if len(fallbacks) == 1 {
+			return copyObject(fallbacks[0])
+		}
+		return copyObject(fallbacks[rapid.IntRange(0, len(fallbacks)-1).Draw(t, "fallback")])
 	}), nil
 }
 
