@@ -113,8 +113,9 @@ func (o GenOptions) withDefaults() GenOptions {
 // pattern (rapid.StringMatching, at most MaxLength runes past minLength
 // when a draw of a few finds one), minLength and maxLength, minItems and
 // maxItems, list-type set and map items kept distinct, required
-// properties, defaults, nullable, x-kubernetes-int-or-string,
-// resource.Quantity fields (an int-or-string with the quantity pattern:
+// properties, defaults, nullable, x-kubernetes-int-or-string (its
+// integers within int32 unless its format says otherwise, as
+// intstr.IntOrString holds them), resource.Quantity fields (an int-or-string with the quantity pattern:
 // small integers, decimals with one digit and everyday suffixes, every
 // one of which resource.ParseQuantity parses at once; quantity.go),
 // additionalProperties maps, nested objects and the string formats the
@@ -277,7 +278,13 @@ func (b *genBuilder) node(s *structuralschema.Structural, path string) (*rapid.G
 	case s.XIntOrString && isQuantity(s):
 		g = quantity
 	case s.XIntOrString:
-		ints, err := b.integer(vv, path)
+		// intstr.IntOrString, the Go type of such a field, holds an
+		// int32: wider integers would pass the CRD and not decode.
+		ivv := *vv
+		if ivv.Format == "" {
+			ivv.Format = "int32"
+		}
+		ints, err := b.integer(&ivv, path)
 		if err != nil {
 			return nil, err
 		}

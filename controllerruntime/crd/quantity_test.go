@@ -1,6 +1,7 @@
 package crd_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 var feed = schema.GroupVersionKind{Group: "sources.example.com", Version: "v1", Kind: "Feed"}
@@ -71,15 +73,24 @@ func TestQuantitiesParse(t *testing.T) {
 
 // TestOtherIntOrStringPatternsAreDrawnFromTheirRegex: an int-or-string
 // whose pattern is not the quantity's ("^[0-9]+%?$", a percentage) keeps
-// the regex's strings: percentages are drawn, and every string matches.
+// the regex's strings: percentages are drawn. Its integers fit the int32
+// of intstr.IntOrString, its Go type, edges included.
 func TestOtherIntOrStringPatternsAreDrawnFromTheirRegex(t *testing.T) {
 	specs, err := version(t, loadAll(t), rig).Specs(crd.GenOptions{})
 	require.NoError(t, err)
-	percents := 0
+	percents, ints := 0, 0
 	for seed := range 300 {
-		if s, ok := specs.Example(seed)["maxUnavailable"].(string); ok && strings.HasSuffix(s, "%") {
-			percents++
+		switch v := specs.Example(seed)["maxUnavailable"].(type) {
+		case string:
+			if strings.HasSuffix(v, "%") {
+				percents++
+			}
+		case int64:
+			ints++
+			var is intstr.IntOrString
+			require.NoError(t, json.Unmarshal([]byte(strconv.FormatInt(v, 10)), &is), "seed %d", seed)
 		}
 	}
 	assert.Positive(t, percents)
+	assert.Positive(t, ints)
 }
