@@ -14,7 +14,7 @@ import (
 // ("1e2.5") and exponents it takes minutes to expand ("1e463800043"):
 // drawn from the regex, a spec could not be decoded into its Go type, or
 // its decoding hung before any run (operators/QUIET.md on KubeRay,
-// docs/design.md "Inputs from a CRD").
+// docs/design.md "Drawing specs from a CRD's schema").
 
 // quantityLike are strings the quantity pattern admits, and quantityUnlike
 // one it refuses: an int-or-string field whose pattern agrees with all of
