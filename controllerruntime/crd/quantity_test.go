@@ -73,8 +73,9 @@ func TestQuantitiesParse(t *testing.T) {
 
 // TestOtherIntOrStringPatternsAreDrawnFromTheirRegex: an int-or-string
 // whose pattern is not the quantity's ("^[0-9]+%?$", a percentage) keeps
-// the regex's strings: percentages are drawn. Its integers fit the int32
-// of intstr.IntOrString, its Go type, edges included.
+// the regex's strings: percentages are drawn, none longer than
+// MaxLength (12). Its integers fit the int32 of intstr.IntOrString, its Go
+// type, edges included.
 func TestOtherIntOrStringPatternsAreDrawnFromTheirRegex(t *testing.T) {
 	specs, err := version(t, loadAll(t), rig).Specs(crd.GenOptions{})
 	require.NoError(t, err)
@@ -82,6 +83,7 @@ func TestOtherIntOrStringPatternsAreDrawnFromTheirRegex(t *testing.T) {
 	for seed := range 300 {
 		switch v := specs.Example(seed)["maxUnavailable"].(type) {
 		case string:
+			assert.LessOrEqual(t, len(v), 12, "seed %d: a pattern's string is at most MaxLength long", seed)
 			if strings.HasSuffix(v, "%") {
 				percents++
 			}
