@@ -88,8 +88,9 @@ func TestIdenticalFindingsAreWrittenOnceWithACount(t *testing.T) {
 	for _, ev := range evs["finding"] {
 		distinct[ev["file"].(string)] = true
 	}
-	assert.Len(t, files, 2*len(distinct), "one file and its timeline page per distinct finding, and nothing else")
-	files, err = filepath.Glob(filepath.Join(dir, "*.json"))
+	assert.Len(t, files, 2*len(distinct)+1, "one file and its timeline page per distinct finding, the campaign's summary.json, and nothing else")
+	assert.FileExists(t, filepath.Join(dir, "summary.json"))
+	files, err = filepath.Glob(filepath.Join(dir, "finding-*.json"))
 	require.NoError(t, err)
 	for _, path := range files {
 		assert.FileExists(t, strings.TrimSuffix(path, ".json")+".html")

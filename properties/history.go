@@ -3,16 +3,25 @@ package properties
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/converge-sim/converge/model"
 )
 
-// referenceMemo keeps the converged state of a fresh cluster per final
-// spec, keyed by the spec: every run and shrink step of a
-// prepared scenario that ends on the same spec reuses one reference run.
-// It keeps the memoCapacity newest entries, so a long campaign over a large
-// space of specs does not grow without bound; an evicted spec costs one
+// referenceMemo keeps the outcomes of reference runs, keyed by the final
+// spec (and the last accepted spec it starts from, when the operator
+// refused the final one) and the time the history's fault phase ended,
+// where the reference run's begins its quiescence too (referenceFor):
+// every run and shrink step of a prepared scenario
+// that ends on the same spec reuses one reference run, as long as that run
+// would draw the same world from the new run's draws. A reference run
+// replays the history's draws (see draws), so a key holds one entry per
+// set of answers the reference runs got; an entry serves a new run only if
+// replaying the new run's draws gives it the same answers (replays), and
+// never otherwise, so a stale entry cannot decide a verdict. The memo
+// keeps the memoCapacity newest entries, so a long campaign over a large
+// space of specs does not grow without bound; an evicted entry costs one
 // more reference run, never a different verdict.
 type referenceMemo struct {
 	runs map[string][]reference
@@ -52,18 +61,27 @@ func (p *Prepared) ReferenceRuns() MemoStats {
 // referenceFor says which reference run a history calls for: a fresh
 // cluster given spec, after converging on from when from is set (the
 // final spec was refused, from is the last accepted one), drawing as the
-// history drew.
+// history drew, whose world holds still until quiet and then goes quiet,
+// as the history's did when its fault phase ended (docs/design.md, "The
+// reference run sees the same world": the clock).
 type referenceFor struct {
 	spec  model.Fields
 	from  *model.Fields
 	draws draws
+	quiet model.Time
 }
 
+// key is what a reference run depends on besides its draws: the specs and
+// the time it goes quiet. A time-driven controller's state depends on
+// that time (a CronJob's Jobs are those of the runs due by then), so
+// entries of histories that went quiet at other times never serve each
+// other.
 func (q referenceFor) key() string {
+	at := "quiet at t=" + strconv.FormatInt(int64(q.quiet), 10) + ": "
 	if q.from == nil {
-		return q.spec.String()
+		return at + q.spec.String()
 	}
-	return q.from.String() + " then " + q.spec.String()
+	return at + q.from.String() + " then " + q.spec.String()
 }
 
 // lookup returns the reference for q, running a fresh cluster of r's
@@ -121,7 +139,13 @@ func (m *referenceMemo) store(key string, ref reference) {
 // spec to q's before it starts (or to the last accepted spec q.from, and
 // to q's once the cluster converged on that), and runs it with no faults,
 // no inputs and its actors stopped, to its fixed point. Its steps are the
-// first option; the world's choices replay the history's draws.
+// first option; the world's choices replay the history's draws. Its fault
+// phase, with nothing to inject, ends at q.quiet, the time the history's
+// ended, and the model dates its quiescence there (StopActorsUntilQuiet):
+// a clock that stops where the faults end (the adapter's
+// StopClockWhenFaultsEnd) stops at the same time in both runs, so a
+// time-driven controller has made the same runs by then in both
+// (docs/design.md, "The reference run sees the same world").
 func runReference(r *runner, q referenceFor) (reference, error) {
 	sc := r.sc
 	target := sc.Inputs.Target
@@ -151,12 +175,14 @@ func runReference(r *runner, q referenceFor) (reference, error) {
 	if err := setSpec(first, what); err != nil {
 		return reference{}, err
 	}
-	c.StopActors()
+	c.StopActorsUntilQuiet(q.quiet)
 	if err := c.Start(); err != nil {
 		return reference{}, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
 	}
 	replay := newReplayChooser(q.draws)
-	ref := &runner{sc: sc, c: c, ch: replay, b: r.b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
+	b := r.b
+	b.budget.Horizon = q.quiet
+	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
 	c.OnWrite(ref.fights.observe)
 	c.OnWrite(ref.observeWrite)
 	ref.invariants = sc.Invariants
@@ -218,7 +244,8 @@ func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure
 	if tgt == nil {
 		return nil, nil // the run deleted the target: there is no final spec
 	}
-	q := referenceFor{spec: tgt.Spec, draws: r.draws}
+	quiet, _ := r.c.QuietSince()
+	q := referenceFor{spec: tgt.Spec, draws: r.draws, quiet: quiet}
 	var refusal []string
 	if refused := r.sc.Inputs.Refused; refused != nil {
 		if reason, ok := refused(tgt); ok {

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../operators"
 budget=${EXPLORE_BUDGET:-60s}
 ops=("$@")
 if [ ${#ops[@]} -eq 0 ]; then
-	ops=(kuberay trustmanager)
+	ops=(kuberay trustmanager agentsandbox)
 fi
 
 work=$(mktemp -d)

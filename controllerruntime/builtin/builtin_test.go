@@ -175,6 +175,8 @@ func TestPodLifecycleAsOperatorsReadIt(t *testing.T) {
 	for _, mo := range pods {
 		var p corev1.Pod
 		require.NoError(t, conv.FromModel(mo, &p))
+		require.Len(t, p.Status.PodIPs, 1, "pod %s has its address", p.Name)
+		assert.Equal(t, p.Status.PodIP, p.Status.PodIPs[0].IP)
 		switch p.Status.Phase {
 		case corev1.PodRunning:
 			running++

@@ -4,7 +4,7 @@
 // are core model controllers added to the cluster (StatefulSets, Volumes).
 //
 //   - Kubelet: the pod lifecycle as operators read it (status.phase,
-//     conditions, containerStatuses): Pending with ContainerCreating,
+//     conditions, containerStatuses, podIPs and hostIPs): Pending with ContainerCreating,
 //     Running and ready, CrashLoopBackOff with a growing backoff for a
 //     container that keeps failing, and for pods that run to completion
 //     (restartPolicy Never or OnFailure) Succeeded or Failed after a

@@ -157,6 +157,7 @@ func (k *kubelet) create(pod *corev1.Pod, now metav1.Time) {
 	st := &pod.Status
 	st.Phase = corev1.PodPending
 	st.StartTime = &now
+	assignIPs(pod)
 	st.Conditions = []corev1.PodCondition{
 		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
 		{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: now},

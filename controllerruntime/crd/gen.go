@@ -81,8 +81,9 @@ type GenStats struct {
 	Candidates int
 	// Rejected is the number of candidates validation rejected.
 	Rejected int
-	// Fallbacks is the number of specs that are the minimal spec because
-	// Tries candidates in a row were rejected.
+	// Fallbacks is the number of specs that are a fallback (the minimal
+	// spec, or one of the valid specs a search found when the minimal
+	// spec is invalid) because Tries candidates in a row were rejected.
 	Fallbacks int
 	// Rules counts the rejections by the rule (or field error) that
 	// rejected them, first error of each candidate.
@@ -109,9 +110,14 @@ func (o GenOptions) withDefaults() GenOptions {
 //
 // Values are built from the version's structural schema: every type,
 // enum, minimum and maximum (exclusive too), multipleOf for integers,
-// pattern (rapid.StringMatching), minLength and maxLength, minItems and
+// pattern (rapid.StringMatching, at most MaxLength runes past minLength
+// when a draw of a few finds one), minLength and maxLength, minItems and
 // maxItems, list-type set and map items kept distinct, required
-// properties, defaults, nullable, x-kubernetes-int-or-string,
+// properties, defaults, nullable, x-kubernetes-int-or-string (its
+// integers within int32 unless its format says otherwise, as
+// intstr.IntOrString holds them), resource.Quantity fields (an int-or-string with the quantity pattern:
+// small integers, decimals with one digit and everyday suffixes, every
+// one of which resource.ParseQuantity parses at once; quantity.go),
 // additionalProperties maps, nested objects and the string formats the
 // API server checks (date-time, date, duration, byte, uuid, hostname,
 // ipv4, ipv6, cidr, mac, email, uri). Under
@@ -129,8 +135,12 @@ func (o GenOptions) withDefaults() GenOptions {
 // a format against a length — is enforced by filtering: each candidate
 // goes through the API server's own validation of a create (the strategy
 // the Set's Admission runs: pruning, defaulting, schema and CEL); after
-// opts.Tries rejected candidates in a row the draw returns the minimal
-// spec (required fields only, each at its default or first edge value).
+// opts.Tries rejected candidates in a row the draw returns a fallback
+// spec: the minimal spec (required fields only, each at its default or
+// first edge value) when the CRD admits it, else one of the valid specs
+// among 256 candidates drawn with fixed seeds, shrinking to the smallest
+// (a CEL rule that asks for one of several fields breaks the minimal
+// spec; fallback.go).
 // Transition rules (oldSelf) do not apply to a create and are not checked:
 // a sequence of specs applied as updates may break them.
 // With a declared input space (GenOptions.Fields, Pin, Ranges, OneOf),
@@ -139,7 +149,8 @@ func (o GenOptions) withDefaults() GenOptions {
 // included.
 // Specs returns an error when the version has no spec, when the schema
 // has an embedded resource, when the declared space does not fit the
-// schema, or when the minimal spec itself is invalid.
+// schema, or when no fallback exists (neither the minimal spec nor any
+// of the candidates searched is valid).
 //
 // The generator draws only from rapid: it is deterministic and shrinks.
 func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], error) {
@@ -168,9 +179,9 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 	}
-	minSpec := asObject(smallest)
-	if errs := v.validateSpec(minSpec); len(errs) > 0 {
-		return nil, fmt.Errorf("crd: %s: the minimal spec %s is invalid, so no fallback exists: %w", v.GVK, jsonString(minSpec), errs.ToAggregate())
+	fallbacks, err := v.fallbacks(raw, asObject(smallest))
+	if err != nil {
+		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 	}
 	stats := opts.Stats
 	return rapid.Custom(func(t *rapid.T) map[string]any {
@@ -202,7 +213,10 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 			stats.Specs++
 			stats.Fallbacks++
 		}
-		return copyObject(minSpec)
+		if len(fallbacks) == 1 {
+			return copyObject(fallbacks[0])
+		}
+		return copyObject(fallbacks[rapid.IntRange(0, len(fallbacks)-1).Draw(t, "fallback")])
 	}), nil
 }
 
@@ -261,8 +275,16 @@ func (b *genBuilder) node(s *structuralschema.Structural, path string) (*rapid.G
 	}
 	var g *rapid.Generator[any]
 	switch {
+	case s.XIntOrString && isQuantity(s):
+		g = quantity
 	case s.XIntOrString:
-		ints, err := b.integer(vv, path)
+		// intstr.IntOrString, the Go type of such a field, holds an
+		// int32: wider integers would pass the CRD and not decode.
+		ivv := *vv
+		if ivv.Format == "" {
+			ivv.Format = "int32"
+		}
+		ints, err := b.integer(&ivv, path)
 		if err != nil {
 			return nil, err
 		}
@@ -665,6 +687,17 @@ func (b *genBuilder) lengths(vv *structuralschema.ValueValidation) (int, int) {
 // find one of the lengths the schema allows too.
 const patternTries = 12
 
+// outside returns how far n lies outside [lo, hi], 0 within.
+func outside(n, lo, hi int) int {
+	switch {
+	case n < lo:
+		return lo - n
+	case n > hi:
+		return n - hi
+	}
+	return 0
+}
+
 func (b *genBuilder) str(vv *structuralschema.ValueValidation, path string) (*rapid.Generator[any], error) {
 	lo, hi := b.lengths(vv)
 	if vv.MaxLength != nil && int(*vv.MaxLength) < lo {
@@ -675,17 +708,24 @@ func (b *genBuilder) str(vv *structuralschema.ValueValidation, path string) (*ra
 			return nil, fmt.Errorf("%s: pattern: %w", path, err)
 		}
 		matching := rapid.StringMatching(vv.Pattern)
-		// A pattern and a length: tries to match both, then validation
-		// decides.
+		// A pattern and a length: tries to match both, the length bounded
+		// by MaxLength past minLength as for other strings, else keeps
+		// the drawn string nearest that range and lets validation decide.
+		// The bound keeps out the long runs of a regex's repetitions.
 		return rapid.Custom(func(t *rapid.T) any {
-			var s string
+			var best string
+			bestOff := -1
 			for range patternTries {
-				s = matching.Draw(t, path)
-				if n := utf8.RuneCountInString(s); n >= lo && (vv.MaxLength == nil || n <= int(*vv.MaxLength)) {
-					break
+				s := matching.Draw(t, path)
+				off := outside(utf8.RuneCountInString(s), lo, hi)
+				if off == 0 {
+					return s
+				}
+				if bestOff < 0 || off < bestOff {
+					best, bestOff = s, off
 				}
 			}
-			return s
+			return best
 		}), nil
 	}
 	if f, ok := formats[vv.Format]; ok {

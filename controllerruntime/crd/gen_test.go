@@ -96,7 +96,9 @@ func TestGeneratedSpecsAreAdmittedOnEveryCRD(t *testing.T) {
 						rt.Fatalf("generated spec rejected: %v\n%v", err, spec)
 					}
 				})
-				assert.Zero(t, stats.Fallbacks, "no draw should need the fallback")
+				if v.GVK != feed { // its minimal spec breaks its rules, and most candidates too
+					assert.Zero(t, stats.Fallbacks, "no draw should need the fallback")
+				}
 				t.Logf("%s: %d specs, %d candidates, %d rejected (%.1f%%), %d fallbacks, by rule %v",
 					v.GVK.Kind, stats.Specs, stats.Candidates, stats.Rejected,
 					100*float64(stats.Rejected)/float64(max(stats.Candidates, 1)), stats.Fallbacks, stats.Rules)
@@ -310,9 +312,9 @@ func editedWidget(t *testing.T, from, to string) string {
 // naming the kind and the field.
 func TestGeneratorErrors(t *testing.T) {
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"minimal spec invalid", "            - rule: '!has(self.tags) || !(''blocked'' in self.tags)'",
-			"            - rule: 'self.name.startsWith(''x'')'",
-			`gen.example.com/v1, Kind=Widget: the minimal spec {"mode":"Fast","name":`},
+		{"no valid spec found", "            - rule: '!has(self.tags) || !(''blocked'' in self.tags)'",
+			"            - rule: 'self.name == self.name + ''x'''",
+			`is invalid and none of 256 candidates drawn is valid, so no fallback exists`},
 		{"embedded resource", "              extra:\n                type: object\n",
 			"              extra:\n                type: object\n                x-kubernetes-embedded-resource: true\n",
 			"spec.extra: x-kubernetes-embedded-resource is not supported by the generator"},

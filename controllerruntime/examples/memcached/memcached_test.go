@@ -141,7 +141,7 @@ func TestTheSampleNeverPropagatesAPortChange(t *testing.T) {
 	// Containers are keyed by name and their ports by containerPort (and
 	// protocol, when set), as Kubernetes merges them: the old port is an
 	// item the fresh cluster lacks.
-	assert.Contains(t, report, "Deployment default/cache spec.template.spec.containers[name=memcached].ports[containerPort=11211].containerPort: 11211 after the transitions, <none> in a fresh cluster")
+	assert.Contains(t, report, "Deployment default/cache spec.template.spec.containers[name=memcached].ports[containerPort=11211,protocol=TCP].containerPort: 11211 after the transitions, <none> in a fresh cluster")
 	assert.NotContains(t, report, "lastTransitionTime")
 
 	// The witness is believable: in its run, the API server, which

@@ -40,6 +40,6 @@ func TestADeclaredSpaceFindsThePortBug(t *testing.T) {
 	assert.Equal(t, properties.HistoryDependent, cx.Failure.Verdict)
 	require.Len(t, cx.Inputs, 1, "one transition")
 	assert.Equal(t, "{containerPort: 8080, size: 2}", cx.Inputs[0].String())
-	assert.Contains(t, cx.Report(), "Deployment default/cache spec.template.spec.containers[0].ports[0].containerPort: 11211 after the transitions")
+	assert.Contains(t, cx.Report(), "Deployment default/cache spec.template.spec.containers[name=memcached].ports[containerPort=11211,protocol=TCP].containerPort: 11211 after the transitions")
 	t.Logf("found after %d runs:\n%s", res.Runs, cx.Report())
 }
