@@ -85,6 +85,13 @@ func cronjobGen() crd.GenOptions {
 	}
 }
 
+// cronjobIgnores are the ignores the PeriodicJob campaign needs: after,
+// seeds 3, 6, 17, 22 (3-min run): the Jobs (and their pods) of runs made
+// under an earlier spec, named after the time of each run, are kept by
+// the history limits and are history by design (docs/design.md, "State-
+// transition inputs"); they are left out when only one side has them.
+var cronjobIgnores = []properties.Ignore{{Name: "report-*"}}
+
 func cronjobScenario(t *testing.T) properties.Scenario {
 	t.Helper()
 	conv, err := cronjob.Converter()
@@ -92,7 +99,12 @@ func cronjobScenario(t *testing.T) properties.Scenario {
 		t.Fatal(err)
 	}
 	sc := cronjob.Scenario("periodicjob-inputs", conv, cronjob.Options{})
-	return withInputs(t, sc, crds(t, "cronjob"), conv, cronjob.New("default", "report"), cronjobGen())
+	in, err := crt.Inputs(crds(t, "cronjob"), conv, cronjob.New("default", "report"), crt.InputsOptions{Gen: cronjobGen(), Ignore: cronjobIgnores})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Inputs = in
+	return sc
 }
 
 // TestQuietMemcached runs the memcached input campaign
