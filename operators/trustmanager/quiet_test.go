@@ -5,14 +5,15 @@ import (
 	"time"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/operators/suite"
 	"github.com/converge-sim/converge/operators/trustmanager"
 	"github.com/converge-sim/converge/properties"
 )
 
 // quietScenario is the campaign's scenario: Bundle specs drawn by
-// crt.Inputs from trust-manager's own CRD, with no ignore and no declared
-// input space (operators/QUIET.md, "After"). Before, crt.Inputs could not
+// crt.Inputs from trust-manager's own CRD, with no ignore and two declared
+// fields (operators/QUIET.md, "After"). Before, crt.Inputs could not
 // draw a Bundle (the CRD's minimal spec breaks its CEL rules) and the user
 // wrote the generator by hand: it is gone.
 func quietScenario(t *testing.T) properties.Scenario {
@@ -21,7 +22,17 @@ func quietScenario(t *testing.T) properties.Scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := crt.Inputs(w.CRDs, w.Conv, trustmanager.New("roots", "roots-ca"), crt.InputsOptions{})
+	in, err := crt.Inputs(w.CRDs, w.Conv, trustmanager.New("roots", "roots-ca"), crt.InputsOptions{Gen: crd.GenOptions{
+		// After, seeds 17, 27, 33: a Secret source with neither key nor
+		// includeAllKeys ({secret: {selector: {}}}), which the CRD admits
+		// and trust-manager's validating webhook refuses ("source secret
+		// key must be defined when includeAllKeys is false"); the model's
+		// API server calls no webhooks, so the Bundle landed and its
+		// ClusterBundle was rejected forever. The declared space cannot
+		// say "key or includeAllKeys", so sources are drawn inline only,
+		// and the target whole.
+		Fields: []string{"spec.sources[*].inLine", "spec.target"},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
