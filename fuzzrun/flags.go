@@ -323,7 +323,7 @@ func parseMerge(opts *options, fs *flag.FlagSet, set map[string]bool) (*options,
 	case opts.out == "":
 		return nil, errors.New("-merge needs -out DIR, the directory to merge into")
 	case fs.NArg() == 0:
-		return nil, errors.New("-merge needs the shard directories as arguments: fuzzrun -merge -out DIR SHARD_DIR...")
+		return nil, errors.New("-merge needs the shard directories as arguments, as in fuzzrun -merge -out DIR shard-0 shard-1")
 	}
 	opts.mode, opts.mergeDirs = modeMerge, fs.Args()
 	return opts, nil

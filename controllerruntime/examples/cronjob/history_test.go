@@ -34,7 +34,7 @@ func withInputs(t *testing.T, opts cronjob.Options, specs ...model.Fields) prope
 		Target: model.Ref{Kind: "PeriodicJob", Namespace: "default", Name: "report"},
 		Spec:   rapid.SampledFrom(specs),
 		// When the last Job succeeded is a timestamp.
-		Ignore: []string{"status.lastSuccessfulTime"},
+		Ignore: []properties.Ignore{{Path: "status.lastSuccessfulTime"}},
 	}
 	return sc
 }
