@@ -12,7 +12,7 @@ import (
 )
 
 // quietScenario is the campaign's scenario: Bundle specs drawn by
-// crt.Inputs from trust-manager's own CRD, with no ignore and two declared
+// crt.Inputs from trust-manager's own CRD, with no ignore and four declared
 // fields (operators/QUIET.md, "After"). Before, crt.Inputs could not
 // draw a Bundle (the CRD's minimal spec breaks its CEL rules) and the user
 // wrote the generator by hand: it is gone.
@@ -29,9 +29,12 @@ func quietScenario(t *testing.T) properties.Scenario {
 		// key must be defined when includeAllKeys is false"); the model's
 		// API server calls no webhooks, so the Bundle landed and its
 		// ClusterBundle was rejected forever. The declared space cannot
-		// say "key or includeAllKeys", so sources are drawn inline only,
-		// and the target whole.
-		Fields: []string{"spec.sources[*].inLine", "spec.target"},
+		// say "key or includeAllKeys", so sources are drawn inline only.
+		// After, seeds 47, 92, …: a JKS target key equal to the Secret
+		// target's ("a"), which the webhook refuses ("key must be unique
+		// across all target output keys") and the ClusterBundle's CRD
+		// rejects as a duplicate: the additional formats are not drawn.
+		Fields: []string{"spec.sources[*].inLine", "spec.target.configMap", "spec.target.secret", "spec.target.namespaceSelector"},
 	}})
 	if err != nil {
 		t.Fatal(err)
