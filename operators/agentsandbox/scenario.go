@@ -23,6 +23,7 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/operators/goal"
 	"github.com/converge-sim/converge/operators/moddir"
 	"github.com/converge-sim/converge/properties"
 	corev1 "k8s.io/api/core/v1"
@@ -156,18 +157,7 @@ func suspend(ctx context.Context, c client.Client, choose func(int, string) int)
 // Sandbox has no pod and a Ready condition, false for being suspended, at
 // its generation.
 func Ready(ctx context.Context, r client.Reader) []model.Unmet {
-	var list sandboxv1beta1.SandboxList
-	if err := r.List(ctx, &list); err != nil {
-		return []model.Unmet{{Message: err.Error()}}
-	}
-	var out []model.Unmet
-	for i := range list.Items {
-		sb := &list.Items[i]
-		if msg := unmet(ctx, r, sb); msg != "" {
-			out = append(out, crt.Unmet(sb, "%s", msg))
-		}
-	}
-	return out
+	return goal.Each(ctx, r, &sandboxv1beta1.SandboxList{}, func(sb *sandboxv1beta1.Sandbox) string { return unmet(ctx, r, sb) })
 }
 
 func unmet(ctx context.Context, r client.Reader, sb *sandboxv1beta1.Sandbox) string {

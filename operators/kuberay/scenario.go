@@ -20,6 +20,7 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/operators/goal"
 	"github.com/converge-sim/converge/operators/moddir"
 	"github.com/converge-sim/converge/properties"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -157,18 +158,7 @@ func resize(ctx context.Context, c client.Client, choose func(int, string) int) 
 // its latest spec, says it is ready with that many ready workers, and
 // that its head pod is ready.
 func Running(ctx context.Context, r client.Reader) []model.Unmet {
-	var list rayv1.RayClusterList
-	if err := r.List(ctx, &list); err != nil {
-		return []model.Unmet{{Message: err.Error()}}
-	}
-	var out []model.Unmet
-	for i := range list.Items {
-		rc := &list.Items[i]
-		if msg := unmet(ctx, r, rc); msg != "" {
-			out = append(out, crt.Unmet(rc, "%s", msg))
-		}
-	}
-	return out
+	return goal.Each(ctx, r, &rayv1.RayClusterList{}, func(rc *rayv1.RayCluster) string { return unmet(ctx, r, rc) })
 }
 
 func unmet(ctx context.Context, r client.Reader, rc *rayv1.RayCluster) string {

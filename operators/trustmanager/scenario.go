@@ -24,6 +24,7 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/crd"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
+	"github.com/converge-sim/converge/operators/goal"
 	"github.com/converge-sim/converge/operators/moddir"
 	"github.com/converge-sim/converge/properties"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -134,18 +135,7 @@ func edit(ctx context.Context, c client.Client, choose func(int, string) int) er
 // controlled by it, whose spec is the Bundle's converted (the API's own
 // Bundle.ConvertTo), and a Deprecated condition at its generation.
 func Migrated(ctx context.Context, r client.Reader) []model.Unmet {
-	var list trustapi.BundleList
-	if err := r.List(ctx, &list); err != nil {
-		return []model.Unmet{{Message: err.Error()}}
-	}
-	var out []model.Unmet
-	for i := range list.Items {
-		b := &list.Items[i]
-		if msg := unmet(ctx, r, b); msg != "" {
-			out = append(out, crt.Unmet(b, "%s", msg))
-		}
-	}
-	return out
+	return goal.Each(ctx, r, &trustapi.BundleList{}, func(b *trustapi.Bundle) string { return unmet(ctx, r, b) })
 }
 
 func unmet(ctx context.Context, r client.Reader, b *trustapi.Bundle) string {
