@@ -39,7 +39,7 @@ func act(t *testing.T, c *model.Cluster) string {
 }
 
 func TestRecreatorRecreatesUnderTheSameNameWithANewUID(t *testing.T) {
-	cm := &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Labels: map[string]string{"team": "db"},
+	cm := &model.Object{Kind: "ConfigMap", Namespace: "default", Name: "cm", Labels: model.NewLabels(map[string]string{"team": "db"}),
 		Spec: model.NewFields(model.Values{"data.color": "red"})}
 	c := world(t, &actors.Recreator{Kind: "ConfigMap"}, cm)
 	before := c.State().Get("ConfigMap", "default", "cm")

@@ -115,9 +115,9 @@ func TestModelObjectsOfBuiltinKindsRoundTrip(t *testing.T) {
 		}
 		assert.Empty(t, fieldDiff(spec, maps.Collect(back.Spec.All())), "spec of %s", mo.Ref())
 		assert.Empty(t, fieldDiff(maps.Collect(mo.Status.All()), maps.Collect(back.Status.All())), "status of %s", mo.Ref())
-		assert.Equal(t, len(mo.Labels), len(back.Labels), "labels of %s", mo.Ref())
-		for k, v := range mo.Labels {
-			assert.Equal(t, v, back.Labels[k], "label %s of %s", k, mo.Ref())
+		assert.Equal(t, mo.Labels.Len(), back.Labels.Len(), "labels of %s", mo.Ref())
+		for k, v := range mo.Labels.All() {
+			assert.Equal(t, v, back.Labels.Value(k), "label %s of %s", k, mo.Ref())
 		}
 	}
 	assert.Equal(t, []string{"ConfigMap", "CronJob", "DaemonSet", "Deployment", "Job", "Namespace", "Node",

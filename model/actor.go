@@ -1,7 +1,5 @@
 package model
 
-import "maps"
-
 // Actor is part of the world outside the controllers: a user applying spec
 // changes, a chaos monkey deleting pods, a node dying. Each time the
 // scheduler picks it, it makes one change through an Outside handle.
@@ -140,7 +138,7 @@ func (o *Outside) Recreate(obj *Object) error {
 // kind, namespace, name, labels and spec, and no UID, status or owner
 // references.
 func Recreation(obj *Object) *Object {
-	return &Object{Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, Labels: maps.Clone(obj.Labels), Spec: obj.Spec}
+	return &Object{Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, Labels: obj.Labels, Spec: obj.Spec}
 }
 
 func (o *Outside) noted(verb Verb, ref Ref, err error) error {

@@ -2,7 +2,6 @@ package model
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 )
 
@@ -174,7 +173,7 @@ func (s *Server) admitUpdate(caller string, verb Verb, stored, obj *Object, fiel
 		part = "status"
 		cand.Status = fields
 	} else {
-		cand.Labels = maps.Clone(obj.Labels)
+		cand.Labels = obj.Labels
 		cand.Finalizers = slices.Clone(obj.Finalizers)
 		cand.OwnerReferences = slices.Clone(obj.OwnerReferences)
 		cand.Spec = fields

@@ -13,12 +13,12 @@ import (
 // selector never sees it); diffs and rivals name it by that path, and the
 // label spelling of an annotation is refused with the path to use.
 func TestAnnotationsAreFieldsOfTheirOwn(t *testing.T) {
-	o := &model.Object{Kind: "Pod", Namespace: "default", Name: "p", Labels: map[string]string{"app": "web"}}
+	o := &model.Object{Kind: "Pod", Namespace: "default", Name: "p", Labels: model.NewLabels(map[string]string{"app": "web"})}
 	old := o.DeepCopy()
 	require.NoError(t, o.SetField("metadata.annotations.example.com/owner", "ops"))
 	assert.Equal(t, "ops", o.Field("metadata.annotations.example.com/owner"))
 	assert.Nil(t, o.Field("metadata.labels.example.com/owner"))
-	assert.Equal(t, map[string]string{"app": "web", model.AnnotationLabelPrefix + "example.com/owner": "ops"}, o.Labels)
+	assert.Equal(t, map[string]string{"app": "web", model.AnnotationLabelPrefix + "example.com/owner": "ops"}, o.Labels.Map())
 	assert.Equal(t, []model.FieldChange{{Path: "metadata.annotations.example.com/owner", New: "ops"}}, model.Diff(old, o))
 	assert.Equal(t, "metadata.annotations.example.com/owner", model.MetadataPath(model.AnnotationLabelPrefix+"example.com/owner"))
 	assert.Equal(t, "metadata.labels.app", model.MetadataPath("app"))
@@ -31,7 +31,7 @@ func TestAnnotationsAreFieldsOfTheirOwn(t *testing.T) {
 	assert.Error(t, o.SetField("metadata.annotations.", "x"), "an annotation has a name")
 
 	require.NoError(t, o.SetField("metadata.annotations.example.com/owner", nil))
-	assert.Equal(t, map[string]string{"app": "web"}, o.Labels)
+	assert.Equal(t, map[string]string{"app": "web"}, o.Labels.Map())
 }
 
 // TestARivalKeepsAnAnnotation: a rival owns an annotation by its path and

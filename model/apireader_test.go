@@ -44,8 +44,8 @@ func TestAPIReaderSeesWritesTheCacheHasNot(t *testing.T) {
 	require.Len(t, listed, 2)
 	assert.Equal(t, []string{"a", "b"}, []string{listed[0].Name, listed[1].Name})
 
-	listed[0].Labels["app"] = "mutated"
-	assert.Equal(t, "web", c.Server().Peek(Ref{"Pod", "default", "a"}).Labels["app"], "live reads are copies")
+	listed[0].Labels = listed[0].Labels.With("app", "mutated")
+	assert.Equal(t, "web", c.Server().Peek(Ref{"Pod", "default", "a"}).Labels.Value("app"), "live reads are copies")
 }
 
 func TestAPIReaderFailsWhilePartitioned(t *testing.T) {

@@ -38,26 +38,22 @@ type lent struct {
 	snapshot   *snapshot
 }
 
-// snapshot is the copy of a lent object: the object as DeepCopy copies it,
-// but its labels as pairs, and its labels and owner references held in the
-// snapshot's own room when few, so that a typical pod's copy is a single
-// allocation.
+// snapshot is the copy of a lent object, as DeepCopy copies it, with its
+// owner references held in the snapshot's own room when there is one, so
+// that a typical pod's copy is a single allocation. Labels, Spec and Status
+// are values no controller can change in place, so the snapshot shares
+// them with the version: a controller that changes them on a lent object
+// gives it new ones, which matches sees.
 type snapshot struct {
 	of        *Object // the object version copied
-	meta      Object  // Labels nil; OwnerReferences and DeletionTimestamp may point into the snapshot
-	labels    []labelPair
-	nilLabels bool
+	meta      Object  // OwnerReferences and DeletionTimestamp may point into the snapshot
 	deletion  Time
-	labelRoom [4]labelPair
 	ownerRoom [1]OwnerReference
 }
 
-type labelPair struct{ key, value string }
-
 func newSnapshot(o *Object) *snapshot {
-	s := &snapshot{of: o, meta: *o, nilLabels: o.Labels == nil}
+	s := &snapshot{of: o, meta: *o}
 	s.meta.key, s.meta.writer, s.meta.snap = "", "", nil // as DeepCopy
-	s.meta.Labels = nil
 	s.meta.Finalizers = slices.Clone(o.Finalizers)
 	if len(o.OwnerReferences) <= len(s.ownerRoom) && o.OwnerReferences != nil {
 		s.meta.OwnerReferences = append(s.ownerRoom[:0:len(o.OwnerReferences)], o.OwnerReferences...)
@@ -68,36 +64,16 @@ func newSnapshot(o *Object) *snapshot {
 		s.deletion = *o.DeletionTimestamp
 		s.meta.DeletionTimestamp = &s.deletion
 	}
-	s.labels = s.labelRoom[:0]
-	for k, v := range o.Labels {
-		s.labels = append(s.labels, labelPair{k, v})
-	}
 	return s
 }
 
 // matches reports whether o still equals the snapshot, field by field.
-func (s *snapshot) matches(o *Object) bool {
-	if len(o.Labels) != len(s.labels) {
-		return false
-	}
-	for _, l := range s.labels {
-		if v, ok := o.Labels[l.key]; !ok || v != l.value {
-			return false
-		}
-	}
-	return equalButLabels(o, &s.meta)
-}
+func (s *snapshot) matches(o *Object) bool { return equalObjects(o, &s.meta) }
 
 // object returns the snapshot as an object of its own, as DeepCopy would
 // have made it.
 func (s *snapshot) object() *Object {
 	o := s.meta
-	if !s.nilLabels {
-		o.Labels = make(map[string]string, len(s.labels))
-		for _, l := range s.labels {
-			o.Labels[l.key] = l.value
-		}
-	}
 	o.Finalizers = slices.Clone(s.meta.Finalizers)
 	o.OwnerReferences = slices.Clone(s.meta.OwnerReferences)
 	if s.meta.DeletionTimestamp != nil {
@@ -157,14 +133,15 @@ func (c *Cluster) CacheMutation() *CacheMutation { return c.mutation }
 // LostUpdate returns the first lost update detected, or nil.
 func (c *Cluster) LostUpdate() *LostUpdate { return c.lostUpdate }
 
-// equalButLabels compares every field of two objects but their labels.
-func equalButLabels(a, b *Object) bool {
+// equalObjects compares every field of two objects. Labels, Spec and
+// Status compare in constant time when they are shared.
+func equalObjects(a, b *Object) bool {
 	if a.Kind != b.Kind || a.Namespace != b.Namespace || a.Name != b.Name || a.GenerateName != b.GenerateName ||
 		a.UID != b.UID || a.ResourceVersion != b.ResourceVersion || a.Generation != b.Generation ||
 		a.CreationTimestamp != b.CreationTimestamp || (a.DeletionTimestamp == nil) != (b.DeletionTimestamp == nil) ||
 		(a.DeletionTimestamp != nil && *a.DeletionTimestamp != *b.DeletionTimestamp) {
 		return false
 	}
-	return slices.Equal(a.Finalizers, b.Finalizers) &&
-		slices.Equal(a.OwnerReferences, b.OwnerReferences) && a.Spec.Equal(b.Spec) && a.Status.Equal(b.Status)
+	return slices.Equal(a.Finalizers, b.Finalizers) && slices.Equal(a.OwnerReferences, b.OwnerReferences) &&
+		a.Labels.Equal(b.Labels) && a.Spec.Equal(b.Spec) && a.Status.Equal(b.Status)
 }

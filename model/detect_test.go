@@ -60,11 +60,11 @@ func TestCacheMutationDetectorCatchesEveryPartOfALentObject(t *testing.T) {
 		mutate  func(*Object)
 		changes []string
 	}{
-		{"label set in place", func(o *Object) { o.Labels["team"] = "web" }, []string{`metadata.labels.team: <none>→"web"`}},
-		{"label changed in place", func(o *Object) { o.Labels["app"] = "db" }, []string{`metadata.labels.app: "web"→"db"`}},
-		{"label deleted in place", func(o *Object) { delete(o.Labels, "app") }, []string{`metadata.labels.app: "web"→<none>`}},
-		{"labels replaced", func(o *Object) { o.Labels = map[string]string{"app": "web", "x": "y"} }, []string{`metadata.labels.x: <none>→"y"`}},
-		{"labels dropped", func(o *Object) { o.Labels = nil }, []string{`metadata.labels.app: "web"→<none>`}},
+		{"label set", func(o *Object) { o.Labels = o.Labels.With("team", "web") }, []string{`metadata.labels.team: <none>→"web"`}},
+		{"label changed", func(o *Object) { o.Labels = o.Labels.With("app", "db") }, []string{`metadata.labels.app: "web"→"db"`}},
+		{"label removed", func(o *Object) { o.Labels = o.Labels.Without("app") }, []string{`metadata.labels.app: "web"→<none>`}},
+		{"labels replaced", func(o *Object) { o.Labels = NewLabels(map[string]string{"app": "web", "x": "y"}) }, []string{`metadata.labels.x: <none>→"y"`}},
+		{"labels dropped", func(o *Object) { o.Labels = Labels{} }, []string{`metadata.labels.app: "web"→<none>`}},
 		{"spec", func(o *Object) { o.Spec.Set("image", "v2") }, []string{`spec.image: "v1"→"v2"`}},
 		{"status", func(o *Object) { o.Status.Set("phase", "Running") }, []string{`status.phase: <none>→"Running"`}},
 		{"finalizer in place", func(o *Object) { o.Finalizers[0] = "other" }, nil},
@@ -123,13 +123,13 @@ func TestLentVersionMadeByStructCopyGetsItsOwnCopy(t *testing.T) {
 	assert.Same(t, &v2, v2.snap.of)
 
 	c.lend("ctl", &v2)
-	v2.Labels = map[string]string{"app": "db"} // v2 has its own labels map now
+	v2.Labels = NewLabels(map[string]string{"app": "db"}) // v2 has its own labels now
 	c.checkLent()
 	m := c.CacheMutation()
 	require.NotNil(t, m)
 	assert.Equal(t, []FieldChange{{Path: "metadata.labels.app", Old: "web", New: "db"}}, m.Changes)
 	assert.Equal(t, uint64(2), v2.ResourceVersion)
 	assert.Equal(t, "v2", v2.Spec.Str("image"))
-	assert.Equal(t, "web", v2.Labels["app"], "restored")
-	assert.Equal(t, "web", v1.Labels["app"])
+	assert.Equal(t, "web", v2.Labels.Value("app"), "restored")
+	assert.Equal(t, "web", v1.Labels.Value("app"))
 }

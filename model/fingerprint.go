@@ -323,15 +323,10 @@ func (f *fp) objectFields(o *Object) {
 	for _, s := range o.Finalizers {
 		f.str(s)
 	}
-	keys := make([]string, 0, len(o.Labels))
-	for k := range o.Labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	f.int(int64(len(keys)))
-	for _, k := range keys {
+	f.int(int64(o.Labels.Len()))
+	for k, v := range o.Labels.All() { // in key order
 		f.str(k)
-		f.str(o.Labels[k])
+		f.str(v)
 	}
 	f.int(int64(len(o.OwnerReferences)))
 	for _, r := range o.OwnerReferences {

@@ -140,15 +140,15 @@ func TestHandlersGetPrivateCopies(t *testing.T) {
 		Name: "mutator", For: "Pod",
 		NewHandler: func(x Client) Handler {
 			cl = x
-			return HandlerFuncs{AddFunc: func(o *Object) { o.Labels["app"] = "mutated" }}
+			return HandlerFuncs{AddFunc: func(o *Object) { o.Labels = o.Labels.With("app", "mutated") }}
 		},
 	}))
 	require.NoError(t, c.Apply(pod("a")))
 	require.NoError(t, c.Start())
 	got, err := cl.Get("Pod", "default", "a")
 	require.NoError(t, err)
-	assert.Equal(t, "web", got.Labels["app"])
-	assert.Equal(t, "web", c.Server().Peek(Ref{"Pod", "default", "a"}).Labels["app"])
+	assert.Equal(t, "web", got.Labels.Value("app"))
+	assert.Equal(t, "web", c.Server().Peek(Ref{"Pod", "default", "a"}).Labels.Value("app"))
 }
 
 func TestClientRefusesUnwatchedKinds(t *testing.T) {

@@ -1,9 +1,7 @@
 package model
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -79,10 +77,12 @@ type Object struct {
 	// DeletionTimestamp is set when a delete is held by finalizers.
 	DeletionTimestamp *Time
 	Finalizers        []string
-	Labels            map[string]string
-	OwnerReferences   []OwnerReference
-	Spec              Fields
-	Status            Fields
+	// Labels holds the labels and, under AnnotationLabelPrefix, the
+	// annotations. It is a value: copies share it (see Labels).
+	Labels          Labels
+	OwnerReferences []OwnerReference
+	Spec            Fields
+	Status          Fields
 	// FieldManager, on an object passed to a write, names the field
 	// manager the writer declares (server-side apply's fieldManager); the
 	// write records it in Write.FieldManager. The server never stores it.
@@ -145,7 +145,7 @@ func (o *Object) DeepCopy() *Object {
 		c.OwnerReferences = slices.Clone(o.OwnerReferences)
 	}
 	c.key, c.writer, c.snap = "", "", nil // a copy may be renamed, nobody wrote it, and nobody lent it
-	c.Labels = maps.Clone(o.Labels)       // Spec and Status are values, shared until written
+	// Labels, Spec and Status are values, shared until written.
 	c.Finalizers = slices.Clone(o.Finalizers)
 	if o.DeletionTimestamp != nil {
 		t := *o.DeletionTimestamp
@@ -189,7 +189,7 @@ func (c FieldChange) String() string {
 func Diff(old, new *Object) []FieldChange {
 	var out []FieldChange
 	var oldSpec, newSpec, oldStatus, newStatus Fields
-	var oldLabels, newLabels map[string]string
+	var oldLabels, newLabels Labels
 	if old != nil {
 		oldSpec, oldStatus, oldLabels = old.Spec, old.Status, old.Labels
 	}
@@ -249,19 +249,17 @@ func MetadataPath(k string) string {
 	return labelsPath + k
 }
 
-// splitLabels splits Labels into annotations (by name) and plain labels.
-func splitLabels(m map[string]string) (annotations, labels Fields) {
+// splitLabels splits Labels into annotations (by name) and plain labels,
+// each in key order.
+func splitLabels(l Labels) (annotations, labels Fields) {
 	var ann, lab []field
-	for k, v := range m {
-		if name, ok := strings.CutPrefix(k, AnnotationLabelPrefix); ok {
-			ann = append(ann, field{name, v})
+	for _, e := range l.kv { // sorted; dropping the prefix keeps the annotations' order
+		if name, ok := strings.CutPrefix(e.key, AnnotationLabelPrefix); ok {
+			ann = append(ann, field{name, e.value})
 		} else {
-			lab = append(lab, field{k, v})
+			lab = append(lab, field{e.key, e.value})
 		}
 	}
-	byPath := func(a, b field) int { return cmp.Compare(a.path, b.path) }
-	slices.SortFunc(ann, byPath)
-	slices.SortFunc(lab, byPath)
 	return Fields{kv: ann}, Fields{kv: lab}
 }
 
@@ -294,7 +292,7 @@ func (o *Object) Field(path string) any {
 		return o.Status.Value(path[len("status."):])
 	}
 	if k, ok, err := labelKey(path); ok && err == nil {
-		if v, ok := o.Labels[k]; ok {
+		if v, ok := o.Labels.Get(k); ok {
 			return v
 		}
 	}
@@ -331,17 +329,14 @@ func (o *Object) SetField(path string, v any) error {
 		return fmt.Errorf("field path %q does not start with spec., status., metadata.labels. or metadata.annotations.", path)
 	}
 	if v == nil {
-		delete(o.Labels, k)
+		o.Labels = o.Labels.Without(k)
 		return nil
 	}
 	s, ok := v.(string)
 	if !ok {
 		return fmt.Errorf("%s: value %v is not a string", path, v)
 	}
-	if o.Labels == nil {
-		o.Labels = map[string]string{}
-	}
-	o.Labels[k] = s
+	o.Labels = o.Labels.With(k, s)
 	return nil
 }
 

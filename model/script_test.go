@@ -433,8 +433,8 @@ func formatObject(o *Object) string {
 	if o.Deleting() {
 		s += " deleting"
 	}
-	if len(o.Labels) > 0 {
-		s += " labels=" + toFields(o.Labels).String()
+	if o.Labels.Len() > 0 {
+		s += " labels=" + o.Labels.String()
 	}
 	if o.Spec.Len() > 0 {
 		s += " spec=" + o.Spec.String()
@@ -443,14 +443,6 @@ func formatObject(o *Object) string {
 		s += " status=" + o.Status.String()
 	}
 	return s
-}
-
-func toFields(m map[string]string) Fields {
-	f := Fields{}
-	for k, v := range m {
-		f.Set(k, v)
-	}
-	return f
 }
 
 func parseRef(kind, key string) (Ref, error) {

@@ -12,9 +12,9 @@ import (
 type Selector map[string]string
 
 // Matches reports whether labels satisfy the selector.
-func (s Selector) Matches(labels map[string]string) bool {
+func (s Selector) Matches(labels Labels) bool {
 	for k, v := range s {
-		if w, ok := labels[k]; !ok || w != v {
+		if w, ok := labels.Get(k); !ok || w != v {
 			return false
 		}
 	}

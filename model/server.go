@@ -1,7 +1,6 @@
 package model
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 )
@@ -442,7 +441,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 	} else {
 		specChanged := !stored.Spec.Equal(fields)
 		statusChanged := inMain && !stored.Status.Equal(status)
-		labelsSame := maps.Equal(stored.Labels, obj.Labels)
+		labelsSame := stored.Labels.Equal(obj.Labels)
 		finalizersSame := slices.Equal(stored.Finalizers, obj.Finalizers)
 		ownersSame := slices.Equal(stored.OwnerReferences, obj.OwnerReferences)
 		if !specChanged && !statusChanged && labelsSame && finalizersSame && ownersSame {
@@ -452,7 +451,7 @@ func (s *Server) update(caller string, verb Verb, obj *Object) error {
 		// Unchanged parts keep sharing the stored version's memory: stored
 		// objects are never modified.
 		if !labelsSame {
-			next.Labels = maps.Clone(obj.Labels)
+			next.Labels = obj.Labels
 		}
 		if !finalizersSame {
 			next.Finalizers = slices.Clone(obj.Finalizers)
@@ -519,9 +518,7 @@ func reflect(obj, stored *Object, same parts) {
 		obj.DeletionTimestamp = &t
 	}
 	if same&fromCallerMeta == 0 {
-		if !maps.Equal(obj.Labels, stored.Labels) {
-			obj.Labels = maps.Clone(stored.Labels)
-		}
+		obj.Labels = stored.Labels
 		if !slices.Equal(obj.Finalizers, stored.Finalizers) {
 			obj.Finalizers = slices.Clone(stored.Finalizers)
 		}

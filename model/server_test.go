@@ -13,7 +13,7 @@ func newTestServer(window int) (*Server, *Clock) {
 }
 
 func pod(name string) *Object {
-	return &Object{Kind: "Pod", Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}, Spec: NewFields(Values{"image": "v1"})}
+	return &Object{Kind: "Pod", Namespace: "default", Name: name, Labels: NewLabels(map[string]string{"app": "web"}), Spec: NewFields(Values{"image": "v1"})}
 }
 
 func TestCreateAssignsMetadataAndDropsStatus(t *testing.T) {
@@ -63,16 +63,16 @@ func TestReadsAreDeepCopies(t *testing.T) {
 	require.NoError(t, s.Create("test", pod("a")))
 	got, err := s.Get("Pod", "default", "a")
 	require.NoError(t, err)
-	got.Labels["app"] = "changed"
+	got.Labels = got.Labels.With("app", "changed")
 	got.Spec.Set("image", "changed")
 	again, err := s.Get("Pod", "default", "a")
 	require.NoError(t, err)
-	assert.Equal(t, "web", again.Labels["app"])
+	assert.Equal(t, "web", again.Labels.Value("app"))
 	assert.Equal(t, "v1", again.Spec.Str("image"))
 
 	listed, _ := s.List("Pod", ListOptions{})
-	listed[0].Labels["app"] = "changed"
-	assert.Equal(t, "web", s.Peek(Ref{"Pod", "default", "a"}).Labels["app"])
+	listed[0].Labels = listed[0].Labels.With("app", "changed")
+	assert.Equal(t, "web", s.Peek(Ref{"Pod", "default", "a"}).Labels.Value("app"))
 }
 
 func TestUpdateConflictsOnStaleResourceVersion(t *testing.T) {
@@ -98,7 +98,7 @@ func TestGenerationCountsSpecChangesOnly(t *testing.T) {
 	p := pod("a")
 	require.NoError(t, s.Create("test", p))
 
-	p.Labels["tier"] = "front"
+	p.Labels = p.Labels.With("tier", "front")
 	require.NoError(t, s.Update("test", p))
 	assert.Equal(t, int64(1), p.Generation, "a label change is not a spec change")
 
@@ -264,7 +264,7 @@ func TestListUsesSelectorAndOwnerIndexes(t *testing.T) {
 		require.NoError(t, s.Create("test", p))
 	}
 	other := pod("z")
-	other.Labels = map[string]string{"app": "db"}
+	other.Labels = NewLabels(map[string]string{"app": "db"})
 	require.NoError(t, s.Create("test", other))
 
 	names := func(objs []*Object) []string {

@@ -27,7 +27,7 @@ func (s *objectStore) labelIndex() index {
 		s.byLabel = index{}
 		s.keys.each(func(k objKey) bool {
 			o := s.objs[k]
-			for l, v := range o.Labels {
+			for l, v := range o.Labels.All() {
 				s.byLabel.addLabel(l, v, entry{k, o})
 			}
 			return true
@@ -92,7 +92,7 @@ func (s *objectStore) del(key objKey) *Object {
 // indexAdd adds o, stored at key, to the indexes built so far.
 func (s *objectStore) indexAdd(key objKey, o *Object) {
 	if s.byLabel != nil {
-		for k, v := range o.Labels {
+		for k, v := range o.Labels.All() {
 			s.byLabel.addLabel(k, v, entry{key, o})
 		}
 	}
@@ -107,7 +107,7 @@ func (s *objectStore) indexAdd(key objKey, o *Object) {
 // owners of the version it replaces, the object of its index entries.
 func (s *objectStore) indexRefresh(key objKey, o *Object) {
 	if s.byLabel != nil {
-		for k, v := range o.Labels {
+		for k, v := range o.Labels.All() {
 			s.byLabel.labelSet(k, v).replace(entry{key, o})
 		}
 	}
@@ -121,7 +121,7 @@ func (s *objectStore) indexRefresh(key objKey, o *Object) {
 // indexRemove removes o, stored at key, from the indexes built so far.
 func (s *objectStore) indexRemove(key objKey, o *Object) {
 	if s.byLabel != nil {
-		for k, v := range o.Labels {
+		for k, v := range o.Labels.All() {
 			s.byLabel.remove(k+"="+v, key)
 		}
 	}
@@ -133,13 +133,8 @@ func (s *objectStore) indexRemove(key objKey, o *Object) {
 }
 
 func sameIndexValues(a, b *Object) bool {
-	if len(a.Labels) != len(b.Labels) || len(a.OwnerReferences) != len(b.OwnerReferences) {
+	if !a.Labels.Equal(b.Labels) || len(a.OwnerReferences) != len(b.OwnerReferences) {
 		return false
-	}
-	for k, v := range a.Labels {
-		if w, ok := b.Labels[k]; !ok || w != v {
-			return false
-		}
 	}
 	for i := range a.OwnerReferences {
 		if a.OwnerReferences[i].UID != b.OwnerReferences[i].UID {

@@ -13,7 +13,7 @@ import (
 func TestStoreIndexesBuiltLateAgree(t *testing.T) {
 	s := newObjectStore()
 	obj := func(name, app string, owner UID) *Object {
-		return &Object{Namespace: "ns", Name: name, Labels: map[string]string{"app": app},
+		return &Object{Namespace: "ns", Name: name, Labels: NewLabels(map[string]string{"app": app}),
 			OwnerReferences: []OwnerReference{{UID: owner}}}
 	}
 	scan := func(opts ListOptions) []string {

@@ -136,8 +136,8 @@ func provisionalName(o *model.Object, rename func(string) string) string {
 // canonical values: see spell), ignored paths left out.
 func (cm *comparer) viewOf(o *model.Object, name string, withStatus bool, names map[model.UID]string, rename func(string) string) model.Fields {
 	v := model.Values{}
-	for _, k := range slices.Sorted(maps.Keys(o.Labels)) {
-		v[metadataPath(k)] = o.Labels[k]
+	for k, val := range o.Labels.All() {
+		v[metadataPath(k)] = val
 	}
 	if len(o.OwnerReferences) > 0 {
 		var owners []string

@@ -188,7 +188,7 @@ func TestDuplicateKeysFallBackToPositions(t *testing.T) {
 func TestAnnotationsAreIgnoredByWildcard(t *testing.T) {
 	annotated := func(v string) *model.Object {
 		o := service(nil)
-		o.Labels = map[string]string{model.AnnotationLabelPrefix + "example.com/paused": v, "app": "web"}
+		o.Labels = model.NewLabels(map[string]string{model.AnnotationLabelPrefix + "example.com/paused": v, "app": "web"})
 		return o
 	}
 	plain := &comparer{}

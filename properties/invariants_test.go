@@ -18,7 +18,7 @@ func stateWith(t *testing.T, objs ...*model.Object) model.State {
 }
 
 func labelled(name, app string) *model.Object {
-	return &model.Object{Kind: "Pod", Namespace: "default", Name: name, Labels: map[string]string{"app": app}}
+	return &model.Object{Kind: "Pod", Namespace: "default", Name: name, Labels: model.NewLabels(map[string]string{"app": app})}
 }
 
 func TestCountWithLabels(t *testing.T) {

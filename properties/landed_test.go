@@ -20,7 +20,7 @@ func (toucher) Act(o *model.Outside) error {
 	if err != nil {
 		return err
 	}
-	obj.Labels = map[string]string{"touched": "yes"}
+	obj.Labels = model.NewLabels(map[string]string{"touched": "yes"})
 	return o.Update(obj)
 }
 
@@ -41,7 +41,7 @@ func mirror(c *model.Cluster, label string) model.Controller {
 				if failed == nil && label != "" {
 					failed = c.Choose(2, label) == 1
 				}
-				want := model.NewFields(model.Values{"replicas": obj.Spec.Int("replicas"), "touched": obj.Labels["touched"], "failed": failed})
+				want := model.NewFields(model.Values{"replicas": obj.Spec.Int("replicas"), "touched": obj.Labels.Value("touched"), "failed": failed})
 				if obj.Status.Equal(want) {
 					return model.Result{}, nil
 				}

@@ -36,12 +36,12 @@ func TestDiagnosisListsObjectsASelectorSelects(t *testing.T) {
 				return nil, err
 			}
 			for i := range tc.orphans {
-				pod := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "orphan-" + string(rune('0'+i)), Labels: map[string]string{"app": "web"}, Spec: replicaset.PodSpec("nginx")}
+				pod := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "orphan-" + string(rune('0'+i)), Labels: model.NewLabels(map[string]string{"app": "web"}), Spec: replicaset.PodSpec("nginx")}
 				if err := c.Apply(pod); err != nil {
 					return nil, err
 				}
 			}
-			stray := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "stray", Labels: map[string]string{"app": "db"}}
+			stray := &model.Object{Kind: replicaset.PodKind, Namespace: "default", Name: "stray", Labels: model.NewLabels(map[string]string{"app": "db"})}
 			if err := c.Apply(stray); err != nil {
 				return nil, err
 			}

@@ -429,7 +429,7 @@ func flatten(o *model.Object) map[string]string {
 		}
 		f["metadata.ownerReferences."+strconv.Itoa(i)] = s
 	}
-	for k, v := range o.Labels {
+	for k, v := range o.Labels.All() {
 		f[model.MetadataPath(k)] = model.FormatValue(v)
 	}
 	for k, v := range o.Spec.All() {

@@ -24,7 +24,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 		s := model.NewServer(clock.Now, 1000)
 		pod := &model.Object{
 			Kind: "Pod", Namespace: "default", Name: "web-1",
-			Labels:          map[string]string{"app": "web", "pod-template-hash": "abc12"},
+			Labels:          model.NewLabels(map[string]string{"app": "web", "pod-template-hash": "abc12"}),
 			OwnerReferences: []model.OwnerReference{{Kind: "ReplicaSet", Name: "web", UID: "uid-1", Controller: true}},
 			Spec:            model.NewFields(model.Values{"image": "app:v1", "nodeName": "node-1"}),
 		}

@@ -61,8 +61,8 @@ func Defaults(conv *convert.Converter) model.Admission {
 			return err
 		}
 		obj.Spec = patched(obj.Spec, before.Spec, after.Spec)
-		if len(obj.Labels) == 0 && len(after.Labels) > 0 {
-			obj.Labels = maps.Clone(after.Labels)
+		if obj.Labels.Len() == 0 {
+			obj.Labels = after.Labels
 		}
 		return nil
 	}

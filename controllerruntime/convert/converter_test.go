@@ -181,7 +181,7 @@ func TestSpecStatusAndMetadataLandWhereTheModelLooks(t *testing.T) {
 	assert.Equal(t, uint64(12), mo.ResourceVersion)
 	assert.Equal(t, int64(3), mo.Spec.Int("replicas"), "spec is hoisted: spec.replicas is the path replicas")
 	assert.Equal(t, int64(2), mo.Status.Int("replicas"))
-	assert.Equal(t, map[string]string{"app": "web", "annotation:a.io/b": "c"}, mo.Labels)
+	assert.Equal(t, map[string]string{"app": "web", "annotation:a.io/b": "c"}, mo.Labels.Map())
 
 	cm, err := c.ToModel(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Data: map[string]string{"config.yaml": "x"}})
 	require.NoError(t, err)

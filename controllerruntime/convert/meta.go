@@ -58,19 +58,11 @@ func (c *Converter) metaToModel(obj metav1.Object, mo *model.Object) error {
 	if fs := obj.GetFinalizers(); len(fs) > 0 {
 		mo.Finalizers = slices.Clone(fs)
 	}
-	labels, annotations := obj.GetLabels(), obj.GetAnnotations()
-	if len(labels)+len(annotations) > 0 {
-		mo.Labels = make(map[string]string, len(labels)+len(annotations))
+	labels, err := model.MetadataLabels(obj.GetLabels(), obj.GetAnnotations()) // sorted pairs, built once
+	if err != nil {
+		return err
 	}
-	for k, v := range labels {
-		if strings.HasPrefix(k, model.AnnotationLabelPrefix) {
-			return fmt.Errorf("label key %q is not valid (and its prefix is reserved for annotations)", k)
-		}
-		mo.Labels[k] = v
-	}
-	for k, v := range annotations {
-		mo.Labels[model.AnnotationLabelPrefix+k] = v
-	}
+	mo.Labels = labels
 	for _, r := range obj.GetOwnerReferences() {
 		mo.OwnerReferences = append(mo.OwnerReferences, model.OwnerReference{
 			Kind:               r.Kind,
@@ -104,7 +96,7 @@ func (c *Converter) metaFromModel(mo *model.Object, obj metav1.Object) {
 		obj.SetFinalizers(append([]string(nil), mo.Finalizers...))
 	}
 	var labels, annotations map[string]string
-	for k, v := range mo.Labels {
+	for k, v := range mo.Labels.All() {
 		if name, ok := strings.CutPrefix(k, model.AnnotationLabelPrefix); ok {
 			if annotations == nil {
 				annotations = map[string]string{}

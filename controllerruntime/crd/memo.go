@@ -1,7 +1,6 @@
 package crd
 
 import (
-	"maps"
 	"slices"
 	"sync"
 
@@ -117,7 +116,7 @@ func sameObject(a, b *model.Object) bool {
 		a.ResourceVersion == b.ResourceVersion && a.Generation == b.Generation &&
 		a.CreationTimestamp == b.CreationTimestamp &&
 		sameTime(a.DeletionTimestamp, b.DeletionTimestamp) &&
-		slices.Equal(a.Finalizers, b.Finalizers) && maps.Equal(a.Labels, b.Labels) &&
+		slices.Equal(a.Finalizers, b.Finalizers) && a.Labels.Equal(b.Labels) &&
 		slices.Equal(a.OwnerReferences, b.OwnerReferences) &&
 		a.Spec.Equal(b.Spec) && a.Status.Equal(b.Status) && a.FieldManager == b.FieldManager
 }

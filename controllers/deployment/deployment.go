@@ -100,7 +100,7 @@ func (r *reconciler) Reconcile(req model.Request) (model.Result, error) {
 	for _, rs := range owned {
 		switch {
 		case !rs.IsControlledBy(d) || rs.Deleting():
-		case rs.Labels[HashLabel] == hash:
+		case rs.Labels.Value(HashLabel) == hash:
 			current = rs
 		default:
 			olds = append(olds, rs)
@@ -134,7 +134,7 @@ func newReplicaSet(d *model.Object, hash string) *model.Object {
 	app := d.Spec.Str(selectorApp)
 	return &model.Object{
 		Kind: replicaset.Kind, Namespace: d.Namespace, Name: d.Name + "-" + hash,
-		Labels:          map[string]string{"app": app, HashLabel: hash},
+		Labels:          model.NewLabels(map[string]string{"app": app, HashLabel: hash}),
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(d)},
 		Spec: model.NewFields(model.Values{
 			"replicas": int64(0), selectorApp: app, "selector.matchLabels." + HashLabel: hash,
@@ -257,7 +257,7 @@ func Complete(s model.State) []model.Unmet {
 		var current, ready, stale int64
 		for _, p := range Pods(s, d) {
 			switch {
-			case p.Labels[HashLabel] != hash:
+			case p.Labels.Value(HashLabel) != hash:
 				stale++
 			case replicaset.Ready(p):
 				ready++

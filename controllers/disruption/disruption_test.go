@@ -13,7 +13,7 @@ import (
 // readyPod returns a ready pod with the given labels.
 func readyPod(name string, labels map[string]string) *model.Object {
 	return &model.Object{
-		Kind: replicaset.PodKind, Namespace: "default", Name: name, Labels: labels,
+		Kind: replicaset.PodKind, Namespace: "default", Name: name, Labels: model.NewLabels(labels),
 		Status: replicaset.RunningReady(),
 	}
 }
@@ -62,7 +62,7 @@ func TestEvictionAndTheControllerAgreeOnATwoLabelBudget(t *testing.T) {
 			s := c.Server()
 			for _, p := range pods {
 				err := s.Evict("drain", p.Ref())
-				if p.Labels["app"] == "web" && p.Labels["tier"] == "front" {
+				if p.Labels.Value("app") == "web" && p.Labels.Value("tier") == "front" {
 					assert.Equal(t, model.ReasonTooManyReqs, model.ReasonOf(err), "%s is covered: %v", p.Name, err)
 				} else {
 					assert.NoError(t, err, "%s is not covered", p.Name)

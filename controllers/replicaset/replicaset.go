@@ -77,7 +77,7 @@ func NewPod(rs *model.Object) *model.Object {
 		Kind:            PodKind,
 		Namespace:       rs.Namespace,
 		GenerateName:    rs.Name + "-",
-		Labels:          Selector(rs),
+		Labels:          model.NewLabels(Selector(rs)),
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
 		Spec:            spec,
 	}

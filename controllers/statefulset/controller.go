@@ -349,7 +349,7 @@ func (r *reconciler) manage(v *view) error {
 		if pod.UID == "" {
 			return nil // created by this reconcile: not ready yet
 		}
-		if pod.Labels[RevisionLabel] != v.update && !pod.Deleting() {
+		if pod.Labels.Value(RevisionLabel) != v.update && !pod.Deleting() {
 			return r.delete(v.set, pod)
 		}
 		if !RunningAndReady(pod) {
@@ -414,7 +414,7 @@ func (r *reconciler) create(v *view, i int) (*model.Object, error) {
 // podOf returns the lowest-ordinal live pod of the revision, or nil.
 func (v *view) podOf(revision string) *model.Object {
 	for _, p := range v.pods() {
-		if p.UID != "" && !p.Deleting() && p.Labels[RevisionLabel] == revision {
+		if p.UID != "" && !p.Deleting() && p.Labels.Value(RevisionLabel) == revision {
 			return p
 		}
 	}

@@ -31,10 +31,10 @@ func expectedStatus(set *model.Object, update string, pods []*model.Object) mode
 		if RunningAndReady(p) {
 			ready++
 		}
-		if p.Labels[RevisionLabel] == current {
+		if p.Labels.Value(RevisionLabel) == current {
 			currents++
 		}
-		if p.Labels[RevisionLabel] == update {
+		if p.Labels.Value(RevisionLabel) == update {
 			updated++
 		}
 	}
@@ -116,7 +116,7 @@ func podsUnmet(s model.State, set *model.Object, sp setSpec) string {
 			missing = append(missing, PodName(set.Name, i))
 		case !RunningAndReady(p):
 			unready = append(unready, p.Name)
-		case !sp.onDelete && i >= sp.partition && p.Labels[RevisionLabel] != update:
+		case !sp.onDelete && i >= sp.partition && p.Labels.Value(RevisionLabel) != update:
 			stale = append(stale, p.Name)
 		}
 	}

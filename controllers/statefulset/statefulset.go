@@ -273,7 +273,7 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 	labels := map[string]string{}
 	var spec model.Fields
 	if like != nil {
-		for k, v := range like.Labels {
+		for k, v := range like.Labels.All() {
 			labels[k] = v
 		}
 		from, _ := ordinal(set.Name, like.Name)
@@ -326,7 +326,7 @@ func newPod(set *model.Object, sp setSpec, i int, revision string, like *model.O
 		spec.Set("subdomain", svc)
 	}
 	return &model.Object{
-		Kind: replicaset.PodKind, Namespace: set.Namespace, Name: name, Labels: labels,
+		Kind: replicaset.PodKind, Namespace: set.Namespace, Name: name, Labels: model.NewLabels(labels),
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(set)},
 		Spec:            spec,
 	}
@@ -356,13 +356,9 @@ func listIndex(path, prefix string) (int, bool) {
 // newClaim returns the claim from template t for the pod of ordinal i,
 // labelled with the set's selector.
 func newClaim(set *model.Object, sp setSpec, t claimTemplate, i int) *model.Object {
-	labels := map[string]string{}
-	for k, v := range sp.selector {
-		labels[k] = v
-	}
 	return &model.Object{
 		Kind: PVCKind, Namespace: set.Namespace, Name: ClaimName(t.name, set.Name, i),
-		Labels: labels, Spec: t.spec, // Fields are values: the claim shares the template's until written
+		Labels: model.NewLabels(sp.selector), Spec: t.spec, // Fields are values: the claim shares the template's until written
 	}
 }
 

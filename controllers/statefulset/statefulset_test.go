@@ -279,7 +279,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	require.NotEqual(t, v1, v2)
 	assert.Equal(t, []string{"web-3", "web-2"}, w.deletes, "highest ordinal first, down to the partition")
 	for name, rev := range map[string]string{"web-0": v1, "web-1": v1, "web-2": v2, "web-3": v2} {
-		assert.Equal(t, rev, w.pod(name).Labels[statefulset.RevisionLabel], name)
+		assert.Equal(t, rev, w.pod(name).Labels.Value(statefulset.RevisionLabel), name)
 	}
 	assert.Equal(t, "app:v2", w.pod("web-3").Spec.Str(replicaset.ImagePath))
 	assert.Equal(t, "app:v1", w.pod("web-1").Spec.Str(replicaset.ImagePath))
@@ -292,7 +292,7 @@ func TestPartitionedRollingUpdateStopsAtThePartition(t *testing.T) {
 	// A pod below the partition that is deleted comes back at the current
 	// revision.
 	w.delete(replicaset.PodKind, "web-0")
-	assert.Equal(t, v1, w.pod("web-0").Labels[statefulset.RevisionLabel])
+	assert.Equal(t, v1, w.pod("web-0").Labels.Value(statefulset.RevisionLabel))
 	assert.Equal(t, "app:v1", w.pod("web-0").Spec.Str(replicaset.ImagePath))
 
 	w.deletes = nil
@@ -431,7 +431,7 @@ func TestTheTypedFormMakesPodsFromTheTemplateSpec(t *testing.T) {
 		"app": "web", "app.kubernetes.io/name": "web", statefulset.PodNameLabel: "web-1",
 		model.AnnotationLabelPrefix + "example.com/owner": "ops",
 		statefulset.RevisionLabel:                         statefulset.Revision(w.set("web")),
-	}, p.Labels)
+	}, p.Labels.Map())
 	assert.Equal(t, model.NewFields(model.Values{
 		"containers[0].name": "app", "containers[0].image": "app:v1",
 		"volumes[0].name": "config", "volumes[0].configMap.name": "web-config",
@@ -451,8 +451,8 @@ func TestTheTypedFormMakesPodsFromTheTemplateSpec(t *testing.T) {
 	w.delete(replicaset.PodKind, "web-0")
 	p = w.pod("web-0")
 	require.NotNil(t, p)
-	assert.Equal(t, v1, p.Labels[statefulset.RevisionLabel])
-	assert.Equal(t, "web-0", p.Labels[statefulset.PodNameLabel])
+	assert.Equal(t, v1, p.Labels.Value(statefulset.RevisionLabel))
+	assert.Equal(t, "web-0", p.Labels.Value(statefulset.PodNameLabel))
 	assert.Equal(t, "app:v1", p.Spec.Str("containers[0].image"))
 	assert.Equal(t, "web-0", p.Spec.Str("hostname"))
 	assert.Equal(t, "web-config", p.Spec.Str("volumes[0].configMap.name"))

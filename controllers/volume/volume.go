@@ -117,7 +117,7 @@ func NewClass(name string, allowExpansion, def bool) *model.Object {
 		"provisioner": "model.converge/volume", "allowVolumeExpansion": allowExpansion,
 	})}
 	if def {
-		c.Labels = map[string]string{model.AnnotationLabelPrefix + DefaultClassAnnotation: "true"}
+		c.Labels = model.NewLabels(map[string]string{model.AnnotationLabelPrefix + DefaultClassAnnotation: "true"})
 	}
 	return c
 }
@@ -189,7 +189,7 @@ func admitCreate(s model.State, obj *model.Object) error {
 // several claim to be, or "".
 func defaultClass(s model.State) string {
 	for _, c := range s.List(ClassKind, model.ListOptions{}) {
-		if c.Labels[model.AnnotationLabelPrefix+DefaultClassAnnotation] == "true" {
+		if c.Labels.Value(model.AnnotationLabelPrefix+DefaultClassAnnotation) == "true" {
 			return c.Name
 		}
 	}

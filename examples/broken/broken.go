@@ -136,10 +136,7 @@ func FirstSeenPrimary() model.Controller {
 					return
 				}
 				chosen = true
-				if rs.Labels == nil {
-					rs.Labels = map[string]string{}
-				}
-				rs.Labels[PrimaryLabel] = "true"
+				rs.Labels = rs.Labels.With(PrimaryLabel, "true")
 				_ = c.Update(rs)
 			}}
 		},
@@ -152,7 +149,7 @@ func FirstSeenPrimary() model.Controller {
 func OldestIsPrimary(s model.State) []model.Unmet {
 	var out []model.Unmet
 	for i, rs := range oldestFirst(s.List(replicaset.Kind, model.ListOptions{})) {
-		labelled := rs.Labels[PrimaryLabel] == "true"
+		labelled := rs.Labels.Value(PrimaryLabel) == "true"
 		if i == 0 && !labelled {
 			out = append(out, model.Unmet{Object: rs.Ref(), Message: "is the oldest ReplicaSet but not labelled primary"})
 		}

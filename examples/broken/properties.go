@@ -30,13 +30,13 @@ func labeller(name string, copy bool) model.Controller {
 					return model.Result{}, err
 				}
 				for _, p := range pods {
-					if p.Labels[TeamLabel] == "web" {
+					if p.Labels.Value(TeamLabel) == "web" {
 						continue
 					}
 					if copy {
 						p = p.DeepCopy()
 					}
-					p.Labels[TeamLabel] = "web"
+					p.Labels = p.Labels.With(TeamLabel, "web")
 					if err := c.Update(p); err != nil {
 						return model.Result{}, err
 					}
@@ -47,7 +47,7 @@ func labeller(name string, copy bool) model.Controller {
 		Goal: func(s model.State) []model.Unmet {
 			var out []model.Unmet
 			for _, p := range s.List(replicaset.PodKind, model.ListOptions{}) {
-				if p.Labels[TeamLabel] != "web" {
+				if p.Labels.Value(TeamLabel) != "web" {
 					out = append(out, model.Unmet{Object: p.Ref(), Message: "has no team label"})
 				}
 			}
@@ -75,13 +75,10 @@ func blindWriter(name string, blind bool) model.Controller {
 		NewReconciler: func(c model.Client) model.Reconciler {
 			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
 				rs, err := c.Get(replicaset.Kind, req.Namespace, req.Name)
-				if err != nil || rs.Labels[TeamLabel] == "web" {
+				if err != nil || rs.Labels.Value(TeamLabel) == "web" {
 					return model.Result{}, nil
 				}
-				if rs.Labels == nil {
-					rs.Labels = map[string]string{}
-				}
-				rs.Labels[TeamLabel] = "web"
+				rs.Labels = rs.Labels.With(TeamLabel, "web")
 				if blind {
 					rs.ResourceVersion = 0 // "avoid conflicts"
 				}

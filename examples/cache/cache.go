@@ -110,7 +110,7 @@ func member(cache *model.Object) *model.Object {
 		Kind:            PodKind,
 		Namespace:       cache.Namespace,
 		GenerateName:    cache.Name + "-",
-		Labels:          map[string]string{"cache": cache.Name},
+		Labels:          model.NewLabels(map[string]string{"cache": cache.Name}),
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(cache)},
 		Spec:            spec,
 	}

@@ -81,7 +81,7 @@ func Controller(opts Options) model.Controller {
 
 // claimToDatabase maps a claim's events to its Database.
 func claimToDatabase(_ model.Client, claim *model.Object) []model.Request {
-	if name := claim.Labels[NameLabel]; name != "" {
+	if name := claim.Labels.Value(NameLabel); name != "" {
 		return []model.Request{{Namespace: claim.Namespace, Name: name}}
 	}
 	return nil
