@@ -48,8 +48,8 @@ func setOther(v reflect.Value) bool {
 	case []string:
 		v.Set(reflect.ValueOf([]string{"x"}))
 		return true
-	case map[string]string:
-		v.Set(reflect.ValueOf(map[string]string{"x": "y"}))
+	case model.Labels:
+		v.Set(reflect.ValueOf(model.NewLabels(map[string]string{"x": "y"})))
 		return true
 	case []model.OwnerReference:
 		v.Set(reflect.ValueOf([]model.OwnerReference{{Kind: "App", Name: "a"}}))
