@@ -38,6 +38,9 @@ type propConfig struct {
 	timeout time.Duration
 	// noMemo makes every run, even one that repeats a passing run.
 	noMemo bool
+	// wrap is RunOptions.Wrap of every run (SearchOptions.Wrap, as
+	// runWrap makes it).
+	wrap func(run func())
 }
 
 // Plan is what a property needs to draw schedules for a scenario: its
@@ -97,7 +100,7 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 				return // a run already made, which passed
 			}
 		}
-		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, refs: p.shape.refs}
+		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, Wrap: cfg.wrap, refs: p.shape.refs}
 		if hung {
 			opts.Timeout = afterHang(opts.timeout(sc))
 		}

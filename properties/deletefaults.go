@@ -6,7 +6,6 @@ import (
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
-	"pgregory.net/rapid"
 )
 
 // failingRun is a counterexample in the making: a failing run, the
@@ -110,20 +109,10 @@ func deletionOrder(s faults.Schedule) []int {
 }
 
 // follow runs the prepared scenario with schedule sched and chooser ch,
-// inside the search's Wrap, and returns the outcome with the decisions it
+// each execution inside the search's Wrap, and returns the outcome with the decisions it
 // made: with sched, their choices replay it exactly.
 func (p *Prepared) follow(sched faults.Schedule, ch *follower, inputs Transitions, opts SearchOptions) (*Outcome, []decision, error) {
-	var (
-		out *Outcome
-		err error
-	)
-	run := func(*rapid.T) {
-		out, err = p.execute(sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: inputs})
-	}
-	if opts.Wrap != nil {
-		run = opts.Wrap(run)
-	}
-	run(nil)
+	out, err := p.execute(sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: inputs, Wrap: runWrap(opts.Wrap)})
 	return out, ch.made, err
 }
 

@@ -904,9 +904,7 @@ func (e *explorer) run(sched faults.Schedule, ch *exploreChooser) (out *Outcome,
 			e.pruned++
 		}
 	}()
-	e.wrapped(func() {
-		out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true, inputSample: e.inputSample, inputMoves: e.inputMoves})
-	})
+	out, err = e.p.execute(sched, ch, RunOptions{DiscardTrace: true, Wrap: runWrap(e.wrap), inputSample: e.inputSample, inputMoves: e.inputMoves})
 	if out != nil {
 		if e.stats != nil {
 			e.recordStats(sched, ch, out.Cluster.Steps(), out.QuietFrom, false)
@@ -941,7 +939,7 @@ func (e *explorer) counterexample(sched faults.Schedule, choices []int, failed *
 	var out *Outcome
 	var diverged bool
 	var err error
-	e.wrapped(func() { out, diverged, err = e.p.replay(sched, choices, RunOptions{Inputs: inputs}) })
+	out, diverged, err = e.p.replay(sched, choices, RunOptions{Inputs: inputs, Wrap: runWrap(e.wrap)})
 	if err != nil {
 		return nil, err
 	}

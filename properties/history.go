@@ -84,41 +84,22 @@ func (q referenceFor) key() string {
 	return at + q.from.String() + " then " + q.spec.String()
 }
 
-// lookup returns the reference for q, running a fresh cluster of r's
-// scenario the first time.
+// find returns a reference for q that replays q's draws, if the memo
+// holds one, and counts the lookup.
 //
 // Every run of a prepared scenario shares the memo, and a run given up as a
 // hang may still be running when the next begins: the memo is read and
-// written only inside the run's gate, which a given-up run never passes
-// again. The reference run itself takes the gate at each of its steps.
-func (m *referenceMemo) lookup(r *runner, q referenceFor) (reference, error) {
-	key := q.key()
-	r.gate.enter()
-	var ref reference
-	ok := false
-	for _, e := range m.runs[key] {
+// written only by executeWith, in the caller's goroutine, before and
+// after the reference run's own goroutine, never by a run's goroutine.
+func (m *referenceMemo) find(q referenceFor) (reference, bool) {
+	for _, e := range m.runs[q.key()] {
 		if replays(e.asked, q.draws) {
-			ref, ok = e, true
-			break
+			m.hits++
+			return e, true
 		}
 	}
-	if ok {
-		m.hits++
-	} else {
-		m.misses++
-	}
-	r.gate.leave()
-	if ok {
-		return ref, nil
-	}
-	ref, err := runReference(r, q)
-	if err != nil {
-		return reference{}, err
-	}
-	r.gate.enter()
-	m.store(key, ref)
-	r.gate.leave()
-	return ref, nil
+	m.misses++
+	return reference{}, false
 }
 
 // store keeps ref under key, evicting the oldest entry when the memo is
@@ -146,15 +127,14 @@ func (m *referenceMemo) store(key string, ref reference) {
 // StopClockWhenFaultsEnd) stops at the same time in both runs, so a
 // time-driven controller has made the same runs by then in both
 // (docs/design.md, "The reference run sees the same world").
-func runReference(r *runner, q referenceFor) (reference, error) {
-	sc := r.sc
+func runReference(sc Scenario, b bounds, q referenceFor, g *gate) (reference, *model.Cluster, error) {
 	target := sc.Inputs.Target
 	c, err := sc.Build(model.Config{DiscardTrace: true})
 	if err != nil {
-		return reference{}, fmt.Errorf("scenario %q: reference build: %w", sc.Name, err)
+		return reference{}, nil, fmt.Errorf("scenario %q: reference build: %w", sc.Name, err)
 	}
 	if c == nil {
-		return reference{}, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
+		return reference{}, nil, fmt.Errorf("scenario %q: Build returned no cluster", sc.Name)
 	}
 	out := c.Outside(InputsActor)
 	setSpec := func(spec model.Fields, what string) error {
@@ -173,18 +153,16 @@ func runReference(r *runner, q referenceFor) (reference, error) {
 		first, what = *q.from, "last accepted spec"
 	}
 	if err := setSpec(first, what); err != nil {
-		return reference{}, err
+		return reference{}, nil, err
 	}
 	c.StopActorsUntilQuiet(q.quiet)
 	if err := c.Start(); err != nil {
-		return reference{}, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
+		return reference{}, nil, fmt.Errorf("scenario %q: start: %w", sc.Name, err)
 	}
 	replay := newReplayChooser(q.draws)
-	b := r.b
 	b.budget.Horizon = q.quiet
-	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: r.gate, controllers: c.Controllers(), sources: c.Sources()}
-	c.OnWrite(ref.fights.observe)
-	c.OnWrite(ref.observeWrite)
+	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
+	ref.watch()
 	ref.invariants = sc.Invariants
 	if sc.Monitors != nil {
 		ref.invariants = append(slices.Clip(ref.invariants), sc.Monitors(c)...)
@@ -192,21 +170,21 @@ func runReference(r *runner, q referenceFor) (reference, error) {
 	f := ref.run(nil)
 	if f == nil && q.from != nil {
 		if err := setSpec(q.spec, "final spec"); err != nil {
-			return reference{}, err
+			return reference{}, nil, err
 		}
 		f = ref.quiesce()
 	}
 	res := reference{asked: *replay.asked, invalid: invalidWrites(c, ref.controllers, 0)}
 	if f != nil {
 		res.failure = f
-		return res, nil
+		return res, c, nil
 	}
 	state, ok := captureState(c.State(), target, newComparer(sc.Inputs))
 	if !ok {
-		return reference{}, fmt.Errorf("scenario %q: the reference run deleted the inputs target %s", sc.Name, target)
+		return reference{}, nil, fmt.Errorf("scenario %q: the reference run deleted the inputs target %s", sc.Name, target)
 	}
 	res.state = state
-	return res, nil
+	return res, c, nil
 }
 
 // invalidWrites returns the writes of controllers the API server rejected
@@ -233,61 +211,83 @@ func invalidWrites(c *model.Cluster, controllers []string, since model.Time) []m
 // after its last transition: a real API server would not hold those
 // children, so the witness would not be believable (docs/design.md,
 // "Differential oracle").
-func (r *runner) historyDependent(in *inputActor, memo *referenceMemo) (*Failure, error) {
+//
+// It returns the judgment to make once the reference run is known, or
+// nil when there is nothing to judge. Everything it needs of the history
+// is read here, at the end of the history run: the reference run is made
+// afterwards, in a Wrap of its own (executeWith), and the two are
+// compared outside both.
+func (r *runner) historyDependent(in *inputActor) *judgment {
 	target := r.sc.Inputs.Target
 	landed := in.landed()
 	if len(landed) == 0 {
-		return nil, nil
+		return nil
 	}
 	st := r.c.State()
 	tgt := st.Get(target.Kind, target.Namespace, target.Name)
 	if tgt == nil {
-		return nil, nil // the run deleted the target: there is no final spec
+		return nil // the run deleted the target: there is no final spec
 	}
 	quiet, _ := r.c.QuietSince()
-	q := referenceFor{spec: tgt.Spec, draws: r.draws, quiet: quiet}
-	var refusal []string
+	j := &judgment{r: r, in: in, target: tgt, q: referenceFor{spec: tgt.Spec, draws: r.draws, quiet: quiet}, cm: newComparer(r.sc.Inputs)}
 	if refused := r.sc.Inputs.Refused; refused != nil {
 		if reason, ok := refused(tgt); ok {
 			accepted := in.accepted
-			q.from = &accepted
-			refusal = []string{
+			j.q.from = &accepted
+			j.refusal = []string{
 				fmt.Sprintf("the operator refused the final spec (%s): it was compared with a fresh cluster converged on the last spec it accepted, %s, then given the final spec", reason, accepted.String()),
 			}
 		}
 	}
-	cm := newComparer(r.sc.Inputs)
-	got, _ := captureState(st, target, cm)
-	ref, err := memo.lookup(r, q)
-	if err != nil {
-		return nil, err
-	}
-	if len(ref.invalid) > 0 || len(invalidWrites(r.c, r.controllers, landed[len(landed)-1].At)) > 0 {
-		return nil, nil
+	j.got, _ = captureState(st, target, j.cm)
+	j.invalid = len(invalidWrites(r.c, r.controllers, landed[len(landed)-1].At)) > 0
+	return j
+}
+
+// judgment is what the differential oracle read of a history run, to
+// compare with its reference run (historyDependent).
+type judgment struct {
+	r      *runner
+	in     *inputActor
+	target *model.Object
+	q      referenceFor
+	cm     *comparer
+	// got is the history's state; invalid says a controller's write was
+	// rejected as invalid after the last landed transition.
+	got     []stateObject
+	invalid bool
+	refusal []string
+}
+
+// judge compares the history with its reference run.
+func (j *judgment) judge(ref reference) *Failure {
+	r, in, target, tgt := j.r, j.in, j.r.sc.Inputs.Target, j.target
+	if len(ref.invalid) > 0 || j.invalid {
+		return nil
 	}
 	fresh := "a fresh cluster given the final spec directly"
-	if q.from != nil {
+	if j.q.from != nil {
 		fresh = "a fresh cluster given the last accepted spec, then the final spec"
 	}
 	if ref.failure != nil {
 		f := *ref.failure
 		f.Summary = "a fresh cluster whose " + target.String() + " has the final spec from the start fails: " + f.Summary
-		if q.from != nil {
+		if j.q.from != nil {
 			f.Summary = "a fresh cluster whose " + target.String() + " has the last accepted spec, then the final spec, fails: " + ref.failure.Summary
 		}
 		f.Step, f.At = r.c.Steps(), r.c.Now()
-		f.Diagnosis = append(slices.Clip(f.Diagnosis), refusal...)
+		f.Diagnosis = append(slices.Clip(f.Diagnosis), j.refusal...)
 		f.Diagnosis = append(f.Diagnosis, transitionLines(in, tgt.Spec)...)
-		return &f, nil
+		return &f
 	}
-	diff := cm.diffStates(ref.state, got)
+	diff := j.cm.diffStates(ref.state, j.got)
 	if len(diff) == 0 {
-		return nil, nil
+		return nil
 	}
-	f := r.failure("history independence", HistoryDependent, fmt.Sprintf("after %s of %s the cluster converged to a state %s does not reach (%s)", plural(len(landed), "transition"), target, fresh, plural(len(diff), "difference")))
+	f := r.failure("history independence", HistoryDependent, fmt.Sprintf("after %s of %s the cluster converged to a state %s does not reach (%s)", plural(len(in.landed()), "transition"), target, fresh, plural(len(diff), "difference")))
 	f.Details = diff
-	f.Diagnosis = append(refusal, transitionLines(in, tgt.Spec)...)
-	return f, nil
+	f.Diagnosis = append(slices.Clip(j.refusal), transitionLines(in, tgt.Spec)...)
+	return f
 }
 
 // transitionLines renders the final spec and the transitions applied,

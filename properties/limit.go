@@ -22,6 +22,14 @@ import (
 // this limit is stuck in user code (an endless loop, a block on a channel).
 const DefaultRunTimeout = 10 * time.Second
 
+// StepWriteLimit is how many writes the controllers may make within one
+// model step (one reconcile, one event handler call). A run past it ends
+// as a Hang with its seed: a reconcile that writes in a loop never
+// returns, and inside a testing/synctest bubble, where the time limit
+// does not apply, it would hang the process (docs/design.md, "Limits
+// that keep inputs honest"). Every write call counts, refused or not.
+const StepWriteLimit = 10_000
+
 // Stack trimming: a hang or a leak report keeps at most this many lines of
 // each goroutine's stack, and at most this many leaked goroutines.
 const (
@@ -77,7 +85,102 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 // executeWith is Execute with the scenario's bounds, when b is not nil:
 // the scenario is then prepared (see Prepare), valid, and its bounds are
 // not read again.
+//
+// A run with inputs is judged in two parts (docs/design.md, "The
+// reference run sees the same world": a bubble of its own): the history
+// run inside opts.Wrap, then, when the differential oracle needs one, the
+// reference run inside a separate call of opts.Wrap, each in a goroutine
+// of its own with the time limit; the two states are compared outside
+// both. Under the controllerruntime adapter each part then has a
+// testing/synctest bubble of its own, and the reference run's clock starts
+// where a fresh cluster's does.
 func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	var h guardedRun
+	if err := within(opts.Wrap, func() {
+		h = guard(sc, opts, func(g *gate) (*Outcome, error) { return execute(sc, b, sched, ch, opts, g) })
+	}); err != nil {
+		return nil, err
+	}
+	out, err := h.outcome(sc, sched, opts, "")
+	if err != nil || out.judgment == nil {
+		return out, err
+	}
+	j := out.judgment
+	out.judgment = nil
+	memo := opts.refs
+	if memo == nil {
+		memo = newReferenceMemo()
+	}
+	ref, ok := memo.find(j.q)
+	if !ok {
+		var rr guardedRun
+		var got reference
+		if err := within(opts.Wrap, func() {
+			rr = guard(sc, opts, func(g *gate) (*Outcome, error) {
+				var c *model.Cluster
+				var err error
+				got, c, err = runReference(sc, j.r.b, j.q, g)
+				return &Outcome{Cluster: c}, err
+			})
+		}); err != nil {
+			return nil, err
+		}
+		refOut, err := rr.outcome(sc, nil, opts, "in the reference run (a fresh cluster given the final spec): ")
+		if err != nil {
+			return nil, err
+		}
+		if f := refOut.Failure; f != nil {
+			// The reference run hung, stalled or leaked: the run's verdict
+			// is that, with the history's inputs.
+			f.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+			out.Failure = f
+			out.Converged, out.ConvergeTime = false, 0
+			return out, nil
+		}
+		ref = got
+		memo.store(j.q.key(), ref)
+	}
+	if out.Failure = j.judge(ref); out.Failure != nil {
+		out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+		out.Converged, out.ConvergeTime = false, 0
+	}
+	return out, nil
+}
+
+// within runs run inside wrap (RunOptions.Wrap) when it is set, else
+// directly; a wrap that never calls run is an error, not a run that
+// silently passed.
+func within(wrap func(run func()), run func()) error {
+	if wrap == nil {
+		run()
+		return nil
+	}
+	called := false
+	wrap(func() {
+		called = true
+		run()
+	})
+	if !called {
+		return fmt.Errorf("RunOptions.Wrap returned without calling its run")
+	}
+	return nil
+}
+
+// guardedRun is what guard saw of one part of a run: its result, or that
+// it ran out of time, or that it stalled.
+type guardedRun struct {
+	out     *Outcome
+	err     error
+	runID   string
+	g       *gate
+	expired bool
+}
+
+// guard runs body in a goroutine of its own, with the run's time limit
+// outside a testing/synctest bubble (see Execute), and checks the
+// goroutines body left behind. A panic outside user code is raised again
+// in the caller's goroutine.
+func guard(sc Scenario, opts RunOptions, body func(g *gate) (*Outcome, error)) guardedRun {
 	type result struct {
 		out   *Outcome
 		err   error
@@ -101,7 +204,7 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 				res.panic = v
 			}
 		}()
-		res.out, res.err = execute(sc, b, sched, ch, opts, g)
+		res.out, res.err = body(g)
 	}
 	// Inside a bubble the run's goroutine must be the bubble's, so it is
 	// started for the run; outside, a runner goroutine left from an
@@ -138,6 +241,14 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 			}
 			panic(res.panic)
 		}
+		if g.stalled != nil {
+			// The run's goroutine ended itself (runtime.Goexit): a
+			// runner does not serve again.
+			if r != nil {
+				r.abandon()
+			}
+			return guardedRun{runID: runID, g: g}
+		}
 		// Counting is cheap; reading every stack is done only when the
 		// count says a goroutine may have been left behind.
 		if res.err == nil && res.out.Failure == nil && runtime.NumGoroutine() > before {
@@ -152,21 +263,40 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 				r.release()
 			}
 		}
-		return res.out, res.err
+		return guardedRun{out: res.out, err: res.err, runID: runID, g: g}
 	case <-expired:
 		// The hung runner is not taken again: it is stuck in user code.
 		if r != nil {
 			r.abandon()
 		}
 		g.close()
-		out := hung(sched, runID, opts.timeout(sc))
-		out.Inputs = opts.Inputs
-		if sc.Inputs != nil {
-			out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
-		}
-		out.Failure.Step, out.Failure.At = g.step, g.at
-		return out, nil
+		return guardedRun{runID: runID, g: g, expired: true}
 	}
+}
+
+// outcome is the outcome of a guarded part: its own, or a Hang when it
+// ran out of time or stalled (StepWriteLimit). prefix starts the summary
+// of a failure of the part (the reference run's).
+func (h guardedRun) outcome(sc Scenario, sched faults.Schedule, opts RunOptions, prefix string) (*Outcome, error) {
+	var out *Outcome
+	switch {
+	case h.expired:
+		out = hung(sched, h.runID, opts.timeout(sc))
+	case h.g.stalled != nil:
+		out = stalled(sched, h.g.stalled)
+	default:
+		if h.err == nil && h.out.Failure != nil && prefix != "" {
+			h.out.Failure.Summary = prefix + h.out.Failure.Summary
+		}
+		return h.out, h.err
+	}
+	out.Failure.Summary = prefix + out.Failure.Summary
+	out.Inputs = opts.Inputs
+	if sc.Inputs != nil {
+		out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+	}
+	out.Failure.Step, out.Failure.At = h.g.step, h.g.at
+	return out, nil
 }
 
 // runnerGoroutine is a goroutine that runs executions one after another,
@@ -303,6 +433,9 @@ type gate struct {
 	// report of a hang.
 	step int
 	at   model.Time
+	// stalled is set when the run ended itself for making more than
+	// StepWriteLimit writes within one step.
+	stalled *stall
 }
 
 // enter is called by the run before a choice; it does not return once the
@@ -330,6 +463,15 @@ func (g *gate) begin(step int, at model.Time) {
 	g.enter()
 	g.step, g.at = step, at
 	g.leave()
+}
+
+// stop records why the run's goroutine ends itself, then ends it
+// (runtime.Goexit: user code cannot recover it, as it could a panic).
+func (g *gate) stop(s *stall) {
+	g.mu.Lock()
+	g.stalled = s
+	g.mu.Unlock()
+	runtime.Goexit()
 }
 
 // gatedChooser draws every choice of the model inside the gate.
@@ -360,6 +502,31 @@ func hung(sched faults.Schedule, runID string, limit time.Duration) *Outcome {
 		f.Details = []string{"(the run's goroutine ended just as its time ran out)"}
 	}
 	f.Diagnosis = []string{"Go cannot stop a goroutine: this one stays behind in this process (a fuzzrun campaign kills its worker instead)"}
+	return &Outcome{Failure: f, Cluster: model.NewCluster(model.Config{DiscardTrace: true}), Schedule: sched}
+}
+
+// stall is a step that made more than StepWriteLimit writes: who made
+// the last one, and the stack that made it.
+type stall struct {
+	caller string
+	writes int
+	stack  string
+}
+
+// stalled is the outcome of a run that ended itself in a step that
+// wrote without end: a Hang failure with the stack of the last write.
+// The run's cluster was left inside that step, so the outcome carries an
+// empty one.
+func stalled(sched faults.Schedule, s *stall) *Outcome {
+	f := &Failure{
+		Property: "terminates",
+		Verdict:  Hang,
+		Summary:  fmt.Sprintf("%s made more than %d writes within one step without returning (the run's controllers made %d in it); the last one was made here", s.caller, StepWriteLimit, s.writes),
+		Details:  trimStack(s.stack),
+		Diagnosis: []string{
+			"a reconcile that writes in a loop never ends its step, and inside a testing/synctest bubble virtual time does not move while it loops, so no time limit would catch it (properties.StepWriteLimit)",
+		},
+	}
 	return &Outcome{Failure: f, Cluster: model.NewCluster(model.Config{DiscardTrace: true}), Schedule: sched}
 }
 

@@ -141,14 +141,14 @@ func TestATimeDrivenControllerIsJudgedAtTheHistorysTime(t *testing.T) {
 
 		// The same reference run, gone quiet at t=0: no run was due, so
 		// its state differs from the history's by time alone.
-		r := &runner{sc: sc, b: sc.bounds(out.Cluster), gate: &gate{}}
-		early, err := runReference(r, referenceFor{spec: final, draws: draws{}, quiet: 0})
+		b := sc.bounds(out.Cluster)
+		early, _, err := runReference(sc, b, referenceFor{spec: final, draws: draws{}, quiet: 0}, &gate{})
 		require.NoError(t, err)
 		require.Nil(t, early.failure)
 		cm := newComparer(sc.Inputs)
 		got, _ := captureState(out.Cluster.State(), cacheRef, cm)
 		assert.NotEmpty(t, cm.diffStates(early.state, got), "a reference run judged at another time differs")
-		same, err := runReference(r, referenceFor{spec: final, draws: draws{}, quiet: quiet})
+		same, _, err := runReference(sc, b, referenceFor{spec: final, draws: draws{}, quiet: quiet}, &gate{})
 		require.NoError(t, err)
 		assert.Empty(t, cm.diffStates(same.state, got), "judged at the history's time it does not")
 	}

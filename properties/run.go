@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -25,6 +26,13 @@ type RunOptions struct {
 	// applies (see Scenario.Inputs), drawn by a property or read from a
 	// finding; a scenario without inputs takes none.
 	Inputs Transitions
+
+	// Wrap, when set, runs the execution inside it, e.g. a testing/synctest
+	// bubble; run is called exactly once. A run with inputs calls it twice,
+	// once for the history and once for its reference run, so that each
+	// has a bubble of its own (docs/design.md, "The reference run sees
+	// the same world").
+	Wrap func(run func())
 
 	// refs is the reference-run memo of the differential oracle; nil
 	// gives the run a memo of its own.
@@ -59,6 +67,9 @@ type Outcome struct {
 	Converged    bool
 
 	timers []*model.Timer
+	// judgment is the differential oracle's judgment still to make, once
+	// the history run is over (executeWith); nil when there is none.
+	judgment *judgment
 	// QuietFrom is the step at which quiescence began; zero when the run
 	// failed before it.
 	QuietFrom int
@@ -82,8 +93,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 		b = &read
 	}
 	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
-	c.OnWrite(r.fights.observe)
-	c.OnWrite(r.observeWrite)
+	r.watch()
 	if in != nil {
 		r.draws = draws{}
 		in.watchAcceptance(c, sc.Inputs.Refused, r.controllers)
@@ -97,13 +107,9 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 	if in != nil {
 		out.Transitions = in.done
 		if out.Failure == nil && len(in.done) > 0 {
-			memo := opts.refs
-			if memo == nil {
-				memo = newReferenceMemo()
-			}
-			if out.Failure, err = r.historyDependent(in, memo); err != nil {
-				return nil, err
-			}
+			// Judged by executeWith, after a reference run in a Wrap of
+			// its own (historyDependent).
+			out.judgment = r.historyDependent(in)
 		}
 		if out.Failure != nil {
 			out.Failure.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
@@ -200,6 +206,30 @@ type runner struct {
 	// draws records the world's choices of a run with inputs, for its
 	// reference run (see draws); nil records nothing.
 	draws draws
+	// stepWrites counts the controllers' write calls in the current step
+	// (StepWriteLimit).
+	stepWrites int
+}
+
+// countWrite is the intercept that counts the controllers' write calls
+// within a step; past StepWriteLimit the run's goroutine ends itself,
+// recorded in its gate as a stall (a Hang).
+func (r *runner) countWrite(caller string, _ model.Verb, _ model.Ref) (error, bool) {
+	if !slices.Contains(r.controllers, caller) {
+		return nil, false
+	}
+	if r.stepWrites++; r.stepWrites > StepWriteLimit {
+		buf := make([]byte, 1<<16)
+		r.gate.stop(&stall{caller: caller, writes: r.stepWrites, stack: string(buf[:runtime.Stack(buf, false)])})
+	}
+	return nil, false
+}
+
+// watch installs the runner's hooks on its cluster.
+func (r *runner) watch() {
+	r.c.OnWrite(r.fights.observe)
+	r.c.OnWrite(r.observeWrite)
+	r.c.Server().AddIntercept(r.countWrite)
 }
 
 func (r *runner) run(sched faults.Schedule) *Failure {
@@ -390,6 +420,7 @@ func (r *runner) settle(limit int) *Failure {
 // invariants.
 func (r *runner) step(a model.Action) *Failure {
 	r.gate.begin(r.c.Steps()+1, r.c.Now())
+	r.stepWrites = 0
 	r.c.Do(a)
 	if r.quietFrom == 0 {
 		r.faultSteps++
@@ -452,6 +483,7 @@ func (r *runner) probeIdempotence() *Failure {
 	if len(recs) > 0 {
 		first = recs[len(recs)-1]
 	}
+	r.stepWrites = 0
 	if err := r.c.Reconcile(controller, key); err != nil {
 		return nil // the first reconcile crashed it
 	}

@@ -45,17 +45,29 @@ type SearchOptions struct {
 	// RunTimeout limits each run (see RunOptions.Timeout): a run past it
 	// is a Hang counterexample with its seed.
 	RunTimeout time.Duration
-	// Wrap, if set, wraps the property every run executes: an integration
-	// runs each run inside a testing/synctest bubble this way, so that the
-	// time user code reads is virtual. The runs that delete faults after
-	// shrinking are made outside rapid, and call the wrapped property with
-	// a nil *rapid.T: a Wrap hands its *rapid.T to the property and uses
-	// it no further, as InBubble does.
+	// Wrap, if set, wraps each execution of every run: an integration
+	// runs each inside a testing/synctest bubble this way, so that the
+	// time user code reads is virtual. A run with inputs has two
+	// executions, the history and its reference run, each wrapped on its
+	// own (RunOptions.Wrap, docs/design.md, "The reference run sees the
+	// same world"); the draws of the property (its inputs, its schedule)
+	// and its verdict are outside. Wrap is called with a function that
+	// ignores its *rapid.T and with a nil *rapid.T: a Wrap hands its
+	// *rapid.T to the property and uses it no further, as InBubble does.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 
 	// noMemo makes every run of the search, the tests that compare
 	// searches with the memo of passing runs and without it.
 	noMemo bool
+}
+
+// runWrap turns a Wrap of SearchOptions (CheckOptions, ExploreOptions)
+// into a RunOptions.Wrap; nil stays nil.
+func runWrap(wrap func(prop func(*rapid.T)) func(*rapid.T)) func(run func()) {
+	if wrap == nil {
+		return nil
+	}
+	return func(run func()) { wrap(func(*rapid.T) { run() })(nil) }
 }
 
 // Counterexample is a failure found by Search, shrunk by rapid to a minimal
@@ -253,7 +265,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		choices   []int
 		times     []model.Time
 	)
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, observe: func(out *Outcome, ch []int) {
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), observe: func(out *Outcome, ch []int) {
 		last = out
 		if !failedYet {
 			runs++
@@ -266,9 +278,6 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 			minimal, choices = out, ch
 		}
 	}})
-	if opts.Wrap != nil {
-		prop = opts.Wrap(prop)
-	}
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + p.mix.String()}
 	rapid.Check(tb, prop)
 
