@@ -134,3 +134,52 @@ func TestCheckReportsAHangInsteadOfHangingGoTest(t *testing.T) {
 		assert.Contains(t, string(out), want)
 	}
 }
+
+// writeForever updates the reconciled ReplicaSet's status in a loop that
+// never returns: inside a testing/synctest bubble virtual time does not
+// move while it loops.
+func writeForever(c model.Client, req model.Request) {
+	for {
+		if obj, err := c.Get(replicaset.Kind, req.Namespace, req.Name); err == nil {
+			_ = c.UpdateStatus(obj)
+		}
+	}
+}
+
+// writingForever is the level-triggered ReplicaSet controller whose
+// reconcile writes without end.
+func writingForever() properties.Scenario {
+	ctrl := replicaset.Level(replicaset.LevelOptions{Name: "writing", Resync: 20})
+	ctrl.NewReconciler = func(c model.Client) model.Reconciler {
+		return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+			writeForever(c, req)
+			return model.Result{}, nil
+		})
+	}
+	return properties.Scenario{Name: "writing", Build: world(ctrl, false)}
+}
+
+// TestAStallInABubbleIsAHangWithItsSeed: a reconcile that writes in a
+// loop inside a testing/synctest bubble, where runs have no time limit,
+// ends as a Hang counterexample with its seed and the looping frame once
+// it passes properties.StepWriteLimit writes in one step, instead of
+// hanging the test. Outside a bubble it ends the same way, long before
+// its time limit.
+func TestAStallInABubbleIsAHangWithItsSeed(t *testing.T) {
+	res, err := properties.Search(writingForever(), nil, properties.SearchOptions{Test: t, Checks: 1, Seed: 7, Wrap: properties.InBubble(t)})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, properties.Hang, cx.Failure.Verdict)
+	assert.Equal(t, "terminates", cx.Failure.Property)
+	assert.Equal(t, uint64(7), cx.Seed)
+	assert.Contains(t, cx.Failure.Summary, "writing made more than 10000 writes within one step")
+	assert.Contains(t, strings.Join(cx.Failure.Details, "\n"), "properties_test.writeForever(", "the looping reconcile's stack")
+	assert.Contains(t, cx.Replay, "-rapid.seed=7")
+
+	out, _, err := properties.Replay(writingForever(), nil, nil, properties.RunOptions{Timeout: time.Hour})
+	require.NoError(t, err)
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, properties.Hang, out.Failure.Verdict, "not the hour's time limit")
+	assert.Contains(t, out.Failure.Summary, "more than 10000 writes")
+}

@@ -24,6 +24,13 @@ import (
 // first saw in status.every and schedules by it, so a change of spec.every
 // never takes effect.
 func periodic(c *model.Cluster, sticky bool) model.Controller {
+	return periodicReading(c, sticky, nil)
+}
+
+// periodicReading is periodic whose time is read by now when it is set
+// (bubbleNow: from a testing/synctest bubble's clock, as user code under
+// the controllerruntime adapter reads it).
+func periodicReading(c *model.Cluster, sticky bool, read func(model.Time) model.Time) model.Controller {
 	return model.Controller{
 		Name: "periodic",
 		For:  "Cache",
@@ -37,6 +44,9 @@ func periodic(c *model.Cluster, sticky bool) model.Controller {
 				now := cl.Now()
 				if q, ok := c.QuietSince(); ok && q < now {
 					now = q
+				}
+				if read != nil {
+					now = read(now)
 				}
 				every := model.Time(obj.Spec.Int("every"))
 				if sticky && obj.Status.Has("every") {
