@@ -102,9 +102,10 @@ var cronjobIgnores = []properties.Ignore{
 	// true}): a PeriodicJob suspended after it ran keeps the record of
 	// its last run (derived from the Jobs it keeps), a fresh suspended one
 	// never ran: history by design. Seed 3 (intervalSeconds 26): the
-	// reference run shares the history's synctest bubble and starts late
-	// (docs/design.md, "The reference run sees the same world", the limit
-	// left in the adapter), and has made no run when it goes quiet.
+	// reference run shared the history's synctest bubble and started late,
+	// and had made no run when it went quiet; it now has a bubble of its
+	// own (docs/design.md, "A bubble of its own"), a case not measured
+	// again since.
 	{Kind: "PeriodicJob", Path: "status.lastScheduleTime"},
 	{Kind: "PeriodicJob", Path: "status.lastSuccessfulTime"},
 }

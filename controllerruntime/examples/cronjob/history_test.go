@@ -39,24 +39,33 @@ func withInputs(t *testing.T, opts cronjob.Options, specs ...model.Fields) prope
 	return sc
 }
 
-// TestTheReferenceRunSharesTheHistorysBubble records a limit of the
-// same-clock reference run (docs/design.md, "The reference run sees the
-// same world"). The model dates the reference run's quiescence where the
-// history's fault phase ended (t=25), but the reference run runs in the
-// history's testing/synctest bubble, whose clock never goes back: its
-// reconciler reads t=25 from its first reconcile, so, like a CronJob
-// started late, it makes only the latest missed run's Job (20), while the
-// history made the Jobs of the runs at 10 and 20 as they came. The
-// oracle reports the Job of the run at 10 as history. A reference run in
-// a bubble of its own would see the clock from 0; until then, judge the
-// PeriodicJob's inputs with a history limit of 1, or by its goal.
-func TestTheReferenceRunSharesTheHistorysBubble(t *testing.T) {
+// TestTheReferencePeriodicJobHasABubbleOfItsOwn: with RunOptions.Wrap
+// the history and its reference run each have a testing/synctest bubble
+// of their own (docs/design.md, "The reference run sees the same world").
+// The reference PeriodicJob then starts on a fresh clock and makes the
+// Jobs of the runs at 10 and 20 as they come, as the history did, so the
+// oracle finds nothing. Inside the history's bubble (the control below,
+// as a Wrap around the whole run made it) the reference run read t=25 from
+// its first reconcile and, like a CronJob started late, made only the
+// latest missed run's Job: the oracle reported the Job of the run at 10
+// as history.
+func TestTheReferencePeriodicJobHasABubbleOfItsOwn(t *testing.T) {
 	final := reportSpec(t, "report:v2", 2)
 	sc := withInputs(t, cronjob.Options{}, final)
+	wraps := 0
+	bubble := func(run func()) {
+		wraps++
+		synctest.Test(t, func(*testing.T) { run() })
+	}
+	out, _, err := properties.Replay(sc, nil, nil, properties.RunOptions{Inputs: properties.Transitions{final}, Wrap: bubble})
+	require.NoError(t, err)
+	require.Len(t, out.Transitions, 1)
+	assert.Nil(t, out.Failure, "%v", out.Failure)
+	assert.Equal(t, 2, wraps, "the history and the reference run")
+
 	synctest.Test(t, func(t *testing.T) {
 		out, _, err := properties.Replay(sc, nil, nil, properties.RunOptions{Inputs: properties.Transitions{final}})
 		require.NoError(t, err)
-		require.Len(t, out.Transitions, 1)
 		require.NotNil(t, out.Failure)
 		assert.Equal(t, properties.HistoryDependent, out.Failure.Verdict)
 		assert.Equal(t, []string{
