@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -24,6 +25,9 @@ import (
 // space of specs does not grow without bound; an evicted entry costs one
 // more reference run, never a different verdict.
 type referenceMemo struct {
+	// mu guards the memo against executions side by side (an
+	// exploration's workers).
+	mu   sync.Mutex
 	runs map[string][]reference
 	// order holds the key of every entry of runs, oldest first.
 	order  []string
@@ -55,6 +59,8 @@ type MemoStats struct {
 // ReferenceRuns returns the counts of the reference-run memo the prepared
 // scenario's runs share.
 func (p *Prepared) ReferenceRuns() MemoStats {
+	p.shape.refs.mu.Lock()
+	defer p.shape.refs.mu.Unlock()
 	return MemoStats{Hits: p.shape.refs.hits, Misses: p.shape.refs.misses}
 }
 
@@ -92,6 +98,8 @@ func (q referenceFor) key() string {
 // written only by executeWith, in the caller's goroutine, before and
 // after the reference run's own goroutine, never by a run's goroutine.
 func (m *referenceMemo) find(q referenceFor) (reference, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, e := range m.runs[q.key()] {
 		if replays(e.asked, q.draws) {
 			m.hits++
@@ -105,6 +113,8 @@ func (m *referenceMemo) find(q referenceFor) (reference, bool) {
 // store keeps ref under key, evicting the oldest entry when the memo is
 // full.
 func (m *referenceMemo) store(key string, ref reference) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if len(m.order) == memoCapacity {
 		old := m.order[0]
 		m.order = m.order[1:]

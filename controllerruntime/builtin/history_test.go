@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/builtin"
@@ -31,7 +32,21 @@ func (podsFail) Choose(_ int, label string) int {
 // otherwise, get the same draws: the Deployment's status is the same, and
 // there is no history-dependent finding. Without the replay, the fresh
 // cluster's pods run and the Deployment's ready replicas differ (seen).
+// With the history and its reference run each in a testing/synctest
+// bubble of its own (RunOptions.Wrap), the draws still cross over.
 func TestTheReferenceRunDrawsThePodFailuresOfTheHistory(t *testing.T) {
+	t.Run("one goroutine", func(t *testing.T) { referenceDrawsPodFailures(t, nil) })
+	t.Run("a bubble each", func(t *testing.T) {
+		wraps := 0
+		referenceDrawsPodFailures(t, func(run func()) {
+			wraps++
+			synctest.Test(t, func(*testing.T) { run() })
+		})
+		assert.Equal(t, 2, wraps, "the history and the reference run")
+	})
+}
+
+func referenceDrawsPodFailures(t *testing.T, wrap func(run func())) {
 	conv := converter(t)
 	v2 := deployment("web", 2, false)
 	v2.Spec.Template.Spec.Containers[0].Image = "app:v2"
@@ -54,7 +69,7 @@ func TestTheReferenceRunDrawsThePodFailuresOfTheHistory(t *testing.T) {
 		},
 		Inputs: &properties.Inputs{Target: model.Ref{Kind: "Deployment", Namespace: "default", Name: "web"}, Spec: rapid.Just(final.Spec)},
 	}
-	out, err := properties.Execute(sc, nil, podsFail{}, properties.RunOptions{Inputs: properties.Transitions{final.Spec}})
+	out, err := properties.Execute(sc, nil, podsFail{}, properties.RunOptions{Inputs: properties.Transitions{final.Spec}, Wrap: wrap})
 	require.NoError(t, err)
 	require.Len(t, out.Transitions, 1)
 	require.Empty(t, out.Transitions[0].Err)
