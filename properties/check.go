@@ -16,9 +16,9 @@ import (
 type CheckOptions struct {
 	// Strategy chooses the interleavings; the zero value is random.
 	Strategy Strategy
-	// Wrap, if set, wraps the property every run executes, as
-	// SearchOptions.Wrap: InBubble(t) runs each run in a testing/synctest
-	// bubble.
+	// Wrap, if set, wraps each execution of every run, as
+	// SearchOptions.Wrap: InBubble(t) runs each in a testing/synctest
+	// bubble, the history and its reference run in one each.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 }
 
@@ -52,7 +52,8 @@ func CheckWith(t *testing.T, sc Scenario, mix faults.Mix, opts CheckOptions) {
 }
 
 // InBubble returns a Wrap (CheckOptions, SearchOptions) that runs every
-// run inside its own testing/synctest bubble, a child of t, so that the
+// execution (a run, or a run's reference run) inside its own
+// testing/synctest bubble, a child of t, so that the
 // time user code reads is virtual (the controllerruntime module's clock
 // follows the model's inside one). A failure inside the bubble is raised
 // again outside it from a call depth that stands for its failure site, so

@@ -108,7 +108,9 @@ type ExploreOptions struct {
 	// counterexample, as SearchOptions.Wrap wraps a search's runs: an
 	// integration runs each inside its own testing/synctest bubble
 	// (InBubble), so that the time user code reads is virtual and each
-	// execution starts from the same clock. Its *rapid.T is nil.
+	// execution starts from the same clock; the reference run of an
+	// execution with inputs is wrapped on its own (RunOptions.Wrap). Its
+	// *rapid.T is nil.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
 
 	// faultPerTree explores each fault in trees of its own, as the
