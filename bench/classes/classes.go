@@ -16,7 +16,12 @@ import (
 // of examples/broken first, then the catalog rows that must fail, in the
 // catalog's order.
 func All() []Class {
-	return append(Broken(), Catalog()...)
+	all := append(Broken(), Catalog()...)
+	for i := range all {
+		f := floors[all[i].Name]
+		all[i].Floor, all[i].Pinned = f.floor, f.pinned
+	}
+	return all
 }
 
 // Broken returns a class per broken controller of examples/broken that a

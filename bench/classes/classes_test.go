@@ -30,3 +30,24 @@ func TestClassTable(t *testing.T) {
 	}
 	fmt.Print(classes.Table(results))
 }
+
+// TestClassFloors is the default run's guard of the table: for every
+// class with a floor, its pinned seeds (each found the bug within 100
+// runs when the floor was set, at few runs, so this test takes seconds)
+// must still find it, with the class's verdict, within Budget runs. The
+// whole floor, found from at least Floor of 20 seeds, is TestClassTable's
+// to check.
+func TestClassFloors(t *testing.T) {
+	for _, c := range classes.All() {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Floor == 0 {
+				assert.Empty(t, c.Pinned, "a class without a floor pins no seed")
+				t.Skip("no floor: too rare to find within 100 runs")
+			}
+			require.NotEmpty(t, c.Pinned, "a class with a floor pins the seeds that check it")
+			r, err := classes.Measure(t, c, c.Pinned)
+			require.NoError(t, err)
+			assert.Equal(t, len(c.Pinned), r.Found(), "%s fell below its floor: pinned seeds %v took %v runs (0: not found)", c.Name, c.Pinned, r.Runs)
+		})
+	}
+}
