@@ -199,7 +199,7 @@ var (
 //
 // One bug, one finding (docs/design.md, section "Fault classes"): when the
 // counterexample needs an adversarial fault and the mix has faithful kinds
-// too, Search runs a second search, with the same seed and checks, under
+// too, Search runs a second search, with the same seed, under
 // the faithful kinds alone, with a budget of its own
 // (SearchOptions.FaithfulChecks). A counterexample found there is the one
 // returned, since it is a bug real clusters trigger; the adversarial one is
