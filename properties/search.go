@@ -197,7 +197,7 @@ var (
 // the same process. Outside `go test` it initializes the testing flags
 // rapid reads.
 //
-// One bug, one finding (docs/design.md, section "Fault classes"): when the
+// One bug, one finding (docs/design.md, section "One bug, one finding"): when the
 // counterexample needs an adversarial fault and the mix has faithful kinds
 // too, Search runs a second search, with the same seed, under
 // the faithful kinds alone, with a budget of its own
