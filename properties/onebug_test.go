@@ -55,5 +55,37 @@ func TestAdversarialOnlyCounterexampleSaysSo(t *testing.T) {
 	report := cx.Report()
 	assert.Contains(t, report, "fault class: adversarial")
 	assert.Contains(t, report, "SyncPeriod (10 hours)")
-	assert.Contains(t, report, "A second search under the faithful faults alone (edit,restart) found no counterexample")
+	assert.Contains(t, report, "A second search under the faithful faults alone (edit,restart) found no counterexample in 200 faithful runs.")
+	assert.Equal(t, claimChecks, cx.FaithfulRuns)
+}
+
+// TestTheFaithfulSearchHasABudgetOfItsOwn: the second search of one bug,
+// one finding gets a budget of its own (SearchOptions.FaithfulChecks), not
+// what the first search left. swallows-errors under the healable mix from
+// seed 1 first fails by a drop at run 78; the faithful search then needs
+// 17 runs to find the swallowed error. With Checks 80, what the first
+// search left (2 runs) would not be enough; the default budget (Checks
+// again) is. With FaithfulChecks 1 the finding stays adversarial, and the
+// report says how many faithful runs passed.
+func TestTheFaithfulSearchHasABudgetOfItsOwn(t *testing.T) {
+	skipUnderRace(t)
+	sc := properties.Scenario{Name: "swallows-errors", Build: world(broken.SwallowsErrors(), true)}
+
+	res, err := properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, Seed: 1})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample)
+	require.NotNil(t, res.Adversarial, "the first search fails by a drop")
+	assert.Equal(t, faults.Faithful, res.Counterexample.Class, res.Counterexample.Report())
+	assert.Greater(t, res.Runs, 80, "both searches' runs are counted")
+
+	res, err = properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, FaithfulChecks: 1, Seed: 1})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, faults.Adversarial, cx.Class)
+	assert.Equal(t, 1, cx.FaithfulRuns)
+	assert.Contains(t, cx.Report(), "found no counterexample in 1 faithful run.")
+
+	_, err = properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, FaithfulChecks: -1, Seed: 1})
+	assert.ErrorContains(t, err, "must not be negative")
 }

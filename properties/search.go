@@ -22,6 +22,14 @@ type SearchOptions struct {
 	// Checks is the number of runs; zero uses rapid's setting
 	// (-rapid.checks, RAPID_CHECKS, default 100).
 	Checks int
+	// FaithfulChecks is the number of runs of the second search of "one
+	// bug, one finding" (docs/design.md), made under the faithful kinds
+	// alone when the first search's counterexample needs an adversarial
+	// fault. It is a budget of its own, not what the first search left:
+	// zero gives it as many runs as Checks (rapid's setting when Checks is
+	// zero too). A larger value looks harder for a bug real clusters
+	// trigger, at no cost to scenarios whose first finding is faithful.
+	FaithfulChecks int
 	// Seed is the seed of the first run; zero lets rapid pick one at
 	// random (reported with any finding).
 	Seed uint64
@@ -95,6 +103,10 @@ type Counterexample struct {
 	// adversarial fault (drop): a handler bug, not something client-go
 	// does; Faithful otherwise.
 	Class faults.Class
+	// FaithfulRuns is, for a counterexample that needs an adversarial
+	// fault, the number of runs the second search made under the faithful
+	// kinds alone without finding one; zero when there was none.
+	FaithfulRuns int
 	// Adversarial is, for a counterexample found by the second search
 	// under the faithful kinds alone, the shrunk schedule of the first
 	// search's counterexample, which needed an adversarial fault.
@@ -132,7 +144,7 @@ func (cx *Counterexample) Report() string {
 			// first (explorer.depth).
 			fmt.Fprintf(&b, "  Exploration tried the faithful faults alone (%s) first: none fails within this depth.\n", faithful)
 		default:
-			fmt.Fprintf(&b, "  A second search under the faithful faults alone (%s) found no counterexample.\n", faithful)
+			fmt.Fprintf(&b, "  A second search under the faithful faults alone (%s) found no counterexample%s.\n", faithful, faithfulRuns(cx.FaithfulRuns))
 		}
 	case len(cx.Adversarial) > 0:
 		fmt.Fprintf(&b, "found by a second search under the faithful faults alone: the first counterexample needed an adversarial fault (%s), which client-go never produces; this one is a bug real clusters trigger\n", cx.Adversarial)
@@ -141,6 +153,18 @@ func (cx *Counterexample) Report() string {
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
 	}
 	return b.String()
+}
+
+// faithfulRuns renders " in N faithful runs" for a report, or nothing when
+// the number is unknown.
+func faithfulRuns(n int) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n == 1:
+		return " in 1 faithful run"
+	}
+	return fmt.Sprintf(" in %d faithful runs", n)
 }
 
 // adversarialNote ends the report of a counterexample that needs an
@@ -185,10 +209,11 @@ var (
 // the same process. Outside `go test` it initializes the testing flags
 // rapid reads.
 //
-// One bug, one finding (docs/design.md, section "Fault classes"): when the
+// One bug, one finding (docs/design.md, section "One bug, one finding"): when the
 // counterexample needs an adversarial fault and the mix has faithful kinds
-// too, Search runs a second search, with the same seed and checks, under
-// the faithful kinds alone. A counterexample found there is the one
+// too, Search runs a second search, with the same seed, under
+// the faithful kinds alone, with a budget of its own
+// (SearchOptions.FaithfulChecks). A counterexample found there is the one
 // returned, since it is a bug real clusters trigger; the adversarial one is
 // kept apart in SearchResult.Adversarial.
 func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, error) {
@@ -214,6 +239,9 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	if err := opts.Strategy.Validate(); err != nil {
 		return nil, err
 	}
+	if opts.Checks < 0 || opts.FaithfulChecks < 0 {
+		return nil, fmt.Errorf("checks must not be negative: Checks %d, FaithfulChecks %d", opts.Checks, opts.FaithfulChecks)
+	}
 	if opts.Test != nil {
 		seed, err := testSeed(opts.Seed)
 		if err != nil {
@@ -233,15 +261,22 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	if err != nil || fp == nil {
 		return res, err
 	}
-	again, err := fp.searchOnce(opts, replay.under(fp.mix, true))
+	// The second search has a budget of its own: what the first search
+	// left of Checks would be nothing when it failed late.
+	faithful := opts
+	if opts.FaithfulChecks > 0 {
+		faithful.Checks = opts.FaithfulChecks
+	}
+	again, err := fp.searchOnce(faithful, replay.under(fp.mix, true))
 	if err != nil {
 		return nil, err
 	}
-	again.Runs += res.Runs
 	if again.Counterexample == nil {
-		res.Runs = again.Runs
+		res.Counterexample.FaithfulRuns = again.Runs
+		res.Runs += again.Runs
 		return res, nil
 	}
+	again.Runs += res.Runs
 	again.Adversarial = res.Counterexample
 	again.Counterexample.Adversarial = res.Counterexample.Schedule
 	return again, nil

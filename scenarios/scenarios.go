@@ -88,23 +88,35 @@ func replicaSetWorld(ctrl model.Controller, rescale bool) func(cfg model.Config)
 	}
 }
 
+// healableButExpire is every healable fault but watch expiry: the fault set
+// the level-triggered controller's claim holds under.
+var healableButExpire = faults.Mix{
+	faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindRestart,
+	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel,
+}
+
 // ReplicaSetLevel is the level-triggered ReplicaSet controller with resync:
-// it converges under every mix of healable faults, and fights a persistent
-// rival that owns its status. One rare interleaving under expire leaves it
-// resync-dependent (its own create and a chaos delete of that pod lost with
-// an expired watch; docs/design.md, "Prompt convergence"): random search
-// and PCT hit it about once in 60,000 runs or less, too rarely to declare.
+// it converges under every mix of healable faults but expire, and fights a
+// persistent rival that owns its status. Under expire it has a window: a
+// watch that expires with the notification of its own create in flight,
+// and a chaos delete of that pod before the relist, leave it
+// resync-dependent (docs/design.md, "Prompt convergence"). A PCT campaign
+// under expire found it in 6 of 96,077 runs (seed 6844): too rarely to
+// declare as a failure, too often to claim convergence. The cure,
+// requeueing while its own writes are unseen, is what
+// replicaset-expectations has; this controller stays the plain sample
+// without it, as Kubernetes' own would fail the same way.
 func ReplicaSetLevel() properties.Scenario {
 	return properties.Scenario{
 		Name:    "replicaset-level",
 		Program: Fuzzrun,
-		Doc:     "level-triggered ReplicaSet controller with resync; converges under every healable fault, fights a persistent rival",
+		Doc:     "level-triggered ReplicaSet controller with resync; converges under every healable fault but expire, fights a persistent rival",
 		Build:   replicaSetWorld(replicaset.Level(replicaset.LevelOptions{Resync: resyncPeriod}), true),
 		Edits:   replicaSetEdits,
 		Rivals:  replicaSetRivals,
 		Expect: []properties.Expectation{
 			{Faults: faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}},
-			{Faults: Healable},
+			{Faults: healableButExpire},
 			{Faults: faults.Mix{faults.KindRival}, Fails: properties.Fight},
 		},
 	}

@@ -1,0 +1,53 @@
+package classes_test
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/converge-sim/converge/bench/classes"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var regenerate = flag.Bool("converge.classes", false, "measure every class over 20 seeds and print the table for BENCHMARKS.md")
+
+// TestClassTable measures every class over 20 seeds and prints the
+// markdown table of BENCHMARKS.md; it fails when a class found its bug
+// from fewer seeds than its floor. It runs only with -converge.classes:
+// go test ./bench/classes -run TestClassTable -v -converge.classes -timeout 0
+func TestClassTable(t *testing.T) {
+	if !*regenerate {
+		t.Skip("measures for minutes: run with -converge.classes")
+	}
+	var results []classes.Result
+	for _, c := range classes.All() {
+		r, err := classes.Measure(t, c, classes.Seeds(classes.TableSeeds))
+		require.NoError(t, err)
+		t.Logf("%s: found %d/%d, runs %v", c.Name, r.Found(), r.Seeds, r.Runs)
+		results = append(results, r)
+		assert.GreaterOrEqual(t, r.Found(), c.Floor, "%s fell below its floor", c.Name)
+	}
+	fmt.Print(classes.Table(results))
+}
+
+// TestClassFloors is the default run's guard of the table: for every
+// class with a floor, its pinned seeds (each found the bug within 100
+// runs when the floor was set, at few runs, so this test takes seconds)
+// must still find it, with the class's verdict, within Budget runs. The
+// whole floor, found from at least Floor of 20 seeds, is TestClassTable's
+// to check.
+func TestClassFloors(t *testing.T) {
+	for _, c := range classes.All() {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Floor == 0 {
+				assert.Empty(t, c.Pinned, "a class without a floor pins no seed")
+				t.Skip("no floor: too rare to find within 100 runs")
+			}
+			require.NotEmpty(t, c.Pinned, "a class with a floor pins the seeds that check it")
+			r, err := classes.Measure(t, c, c.Pinned)
+			require.NoError(t, err)
+			assert.Equal(t, len(c.Pinned), r.Found(), "%s fell below its floor: pinned seeds %v took %v runs (0: not found)", c.Name, c.Pinned, r.Runs)
+		})
+	}
+}

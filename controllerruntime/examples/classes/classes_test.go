@@ -1,0 +1,58 @@
+package classes_test
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/converge-sim/converge/bench/classes"
+	crtclasses "github.com/converge-sim/converge/controllerruntime/examples/classes"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var regenerate = flag.Bool("converge.classes", false, "measure every class over 5 seeds and print the table for BENCHMARKS.md")
+
+// tableSeeds is the number of seeds of this table: the projects' builds
+// are heavy.
+const tableSeeds = 5
+
+// TestClassTable measures every class over 5 seeds and prints the
+// markdown table of BENCHMARKS.md. It runs only with -converge.classes.
+func TestClassTable(t *testing.T) {
+	if !*regenerate {
+		t.Skip("measures for minutes: run with -converge.classes")
+	}
+	all, err := crtclasses.All()
+	require.NoError(t, err)
+	var results []classes.Result
+	for _, c := range all {
+		r, err := classes.Measure(t, c, classes.Seeds(tableSeeds))
+		require.NoError(t, err)
+		t.Logf("%s: found %d/%d, runs %v, shrunk %v", c.Name, r.Found(), r.Seeds, r.Runs, r.Shrunk)
+		results = append(results, r)
+		assert.GreaterOrEqual(t, r.Found(), c.Floor, "%s fell below its floor", c.Name)
+	}
+	fmt.Print(classes.Table(results))
+}
+
+// TestClassFloors is the default run's guard of the table: every class
+// has a floor entry, and for every class with a floor its pinned seed
+// (which found the bug within 100 runs when the floor was set) must still
+// find it, with the class's verdict, within 100 runs. The whole floor,
+// over 5 seeds, is TestClassTable's to check.
+func TestClassFloors(t *testing.T) {
+	all, err := crtclasses.All()
+	require.NoError(t, err)
+	for _, c := range all {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Floor == 0 {
+				t.Skip("no floor: not found within 100 runs")
+			}
+			require.NotEmpty(t, c.Pinned, "a class with a floor pins the seeds that check it")
+			r, err := classes.Measure(t, c, c.Pinned)
+			require.NoError(t, err)
+			assert.Equal(t, len(c.Pinned), r.Found(), "%s fell below its floor: pinned seeds %v took %v runs (0: not found)", c.Name, c.Pinned, r.Runs)
+		})
+	}
+}
