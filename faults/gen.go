@@ -165,7 +165,13 @@ const (
 	maxAfterWrites = 2  // restart: writes before a mid-reconcile crash
 	maxFailures    = 3  // apierror: failing writes
 	maxPick        = 7  // edit, rival: object index
-	maxTravel      = 12 // timetravel: resourceVersions behind
+	// timetravel: resourceVersions behind, clamped at run time to the
+	// server's history (its default window is 1000 events); a stale-state
+	// bug of a real operator needed 52 to 64 (docs/design.md, "Time
+	// travel").
+	maxTravel = 1000
+	// timetravel: landmarks back (model.Faults.TimeTravelToLandmark).
+	maxLandmark = 10
 )
 
 // drawValue draws what an edit or rival of target sets: an integer in
@@ -215,9 +221,16 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 	case KindPartition:
 		return Partition{Controller: controller().Controller, For: duration("for")}
 	case KindTimeTravel:
-		target := controller().Controller
-		behind := uint64(draw.IntRange(1, maxTravel).Draw(t, "behind"))
-		return TimeTravel{Controller: target, Behind: behind, Down: duration("down")}
+		tt := TimeTravel{Controller: controller().Controller}
+		// A distance first: the form a shrink goes toward. Each form's
+		// value shrinks toward the nearest version back.
+		if rapid.Bool().Draw(t, "to-landmark") {
+			tt.Landmark = draw.IntRange(1, maxLandmark).Draw(t, "landmark")
+		} else {
+			tt.Behind = uint64(draw.IntRange(1, maxTravel).Draw(t, "behind"))
+		}
+		tt.Down = duration("down")
+		return tt
 	case KindAPIError:
 		target := controller()
 		kinds := ErrorKinds()
