@@ -161,10 +161,10 @@ func swarmPart[T any](t *rapid.T, label string, xs []T) []T {
 
 // Limits of drawn parameters.
 const (
-	maxBehind      = 5  // stale: resourceVersions behind
-	maxAfterWrites = 2  // restart: writes before a mid-reconcile crash
-	maxFailures    = 3  // apierror: failing writes
-	maxPick        = 7  // edit, rival: object index
+	maxBehind      = 5 // stale: resourceVersions behind
+	maxAfterWrites = 2 // restart: writes before a mid-reconcile crash
+	maxFailures    = 3 // apierror: failing writes
+	maxPick        = 7 // edit, rival: object index
 	// timetravel: resourceVersions behind, clamped at run time to the
 	// server's history (its default window is 1000 events); a stale-state
 	// bug of a real operator needed 52 to 64 (docs/design.md, "Time
