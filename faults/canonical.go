@@ -6,6 +6,9 @@ import (
 	"github.com/converge-sim/converge/model"
 )
 
+// canonicalTravel is the far time travel of the canonical space.
+const canonicalTravel = 12
+
 // Canonical returns the finite fault space bounded exploration searches
 // (docs/design.md, "Bounded exhaustive exploration"): every fault of the
 // mix's kinds aimed at every target topo declares, each with a small
@@ -16,7 +19,9 @@ import (
 // 1 and 5 resourceVersions behind; restart crashing after 0, 1 or 2
 // writes (every value drawn, since the crash window is the point);
 // apierror every error kind, failing 1 or 3 writes; timetravel 1 and 12
-// resourceVersions behind, down 1 and b.MaxDown; edit and rival the
+// resourceVersions behind (not Schedules' 1000, nor its landmarks: the
+// exploration's space predates them and is kept as it was), down 1 and
+// b.MaxDown; edit and rival the
 // first two objects (pick 0 and 1), integer fields at Min and Max,
 // enumerated fields at every value, rivals once and persistent. An
 // impossible mix (Check) or a kind it has no faults for is an error.
@@ -72,7 +77,7 @@ func Canonical(mix Mix, topo Topology, b Budget) ([]Fault, error) {
 			}
 		case KindTimeTravel:
 			for _, t := range topo.Targets {
-				for _, behind := range []uint64{1, maxTravel} {
+				for _, behind := range []uint64{1, canonicalTravel} {
 					for _, d := range durations {
 						add(TimeTravel{Controller: t.Controller, Behind: behind, Down: d})
 					}

@@ -66,7 +66,7 @@ var catalog = map[Kind]kindInfo{
 		"a controller cannot reach the API server for D ticks: writes fail, watches break; it rewatches or relists after",
 		"networks split and API servers restart"},
 	KindTimeTravel: {Faithful,
-		"a controller restarts and lists from a server K resourceVersions behind what it had seen: an exact past state, then the later events in order",
+		"a controller restarts and lists from a server K resourceVersions behind what it had seen (up to 1000, or back to where a watched object was deleting, deleted or recreated): an exact past state, then the later events in order",
 		"a restarted informer's first list may be served by a lagging API server's watch cache, behind the server the controller read before the restart"},
 }
 

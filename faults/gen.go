@@ -45,6 +45,13 @@ type Budget struct {
 	MaxFaults int
 	Horizon   model.Time
 	MaxDown   model.Time
+	// Swarm makes each schedule draw first a part of the mix's kinds, of
+	// the controllers and of the edit and rival targets, and then its
+	// faults from that part alone (swarm testing, Groce et al., ISSTA
+	// 2012): a run that leaves out the faults that mask a bug, or aims
+	// every fault at one controller, is drawn far more often than under
+	// the uniform draw (docs/design.md, section "Faults", "Swarm").
+	Swarm bool
 }
 
 // Check reports whether every kind of mix can be drawn for topo within b.
@@ -97,27 +104,74 @@ func Check(mix Mix, topo Topology, b Budget) error {
 // drawn by package draw, so that no shrink sticks at a range's maximum (the
 // last controller, 12 versions behind, t=Horizon) where a smaller value
 // fails too. Call Check first: an impossible mix panics here.
+//
+// With b.Swarm, a schedule first draws which kinds of mix, which
+// controllers and which edit and rival targets it leaves out, one bit
+// each that shrinks toward keeping it, and then draws its faults from
+// what is left, as above. The part comes before the list, so that rapid
+// still deletes faults one by one: a shrunk schedule is one fault, of the
+// kind and target the failure needs.
 func Schedules(mix Mix, topo Topology, b Budget) *rapid.Generator[Schedule] {
 	if err := Check(mix, topo, b); err != nil {
 		panic("faults: " + err.Error())
 	}
-	one := rapid.Custom(func(t *rapid.T) Timed {
-		kind := mix[draw.IntRange(0, len(mix)-1).Draw(t, "kind")]
-		at := model.Time(draw.Int64Range(0, int64(b.Horizon)).Draw(t, "at"))
-		return Timed{At: at, Fault: drawFault(t, kind, topo, b)}
-	})
+	one := func(mix Mix, topo Topology) *rapid.Generator[Timed] {
+		return rapid.Custom(func(t *rapid.T) Timed {
+			kind := mix[draw.IntRange(0, len(mix)-1).Draw(t, "kind")]
+			at := model.Time(draw.Int64Range(0, int64(b.Horizon)).Draw(t, "at"))
+			return Timed{At: at, Fault: drawFault(t, kind, topo, b)}
+		})
+	}
+	if !b.Swarm {
+		all := one(mix, topo)
+		return rapid.Custom(func(t *rapid.T) Schedule {
+			return Schedule(rapid.SliceOfN(all, 0, b.MaxFaults).Draw(t, "schedule"))
+		})
+	}
 	return rapid.Custom(func(t *rapid.T) Schedule {
-		return Schedule(rapid.SliceOfN(one, 0, b.MaxFaults).Draw(t, "schedule"))
+		part := Mix(swarmPart(t, "kinds", mix))
+		topo := Topology{
+			Targets: swarmPart(t, "controllers", topo.Targets),
+			Edits:   swarmPart(t, "edits", topo.Edits),
+			Rivals:  swarmPart(t, "rivals", topo.Rivals),
+		}
+		return Schedule(rapid.SliceOfN(one(part, topo), 0, b.MaxFaults).Draw(t, "schedule"))
 	})
+}
+
+// swarmPart draws the part of xs a swarm schedule keeps: each element is
+// left out on a coin flip that shrinks toward keeping it. A part that
+// would be empty is all of xs, so that a schedule can still draw every
+// kind Check allowed.
+func swarmPart[T any](t *rapid.T, label string, xs []T) []T {
+	if len(xs) < 2 {
+		return xs
+	}
+	part := make([]T, 0, len(xs))
+	for _, x := range xs {
+		if !rapid.Bool().Draw(t, "leave-out-"+label) {
+			part = append(part, x)
+		}
+	}
+	if len(part) == 0 {
+		return xs
+	}
+	return part
 }
 
 // Limits of drawn parameters.
 const (
-	maxBehind      = 5  // stale: resourceVersions behind
-	maxAfterWrites = 2  // restart: writes before a mid-reconcile crash
-	maxFailures    = 3  // apierror: failing writes
-	maxPick        = 7  // edit, rival: object index
-	maxTravel      = 12 // timetravel: resourceVersions behind
+	maxBehind      = 5 // stale: resourceVersions behind
+	maxAfterWrites = 2 // restart: writes before a mid-reconcile crash
+	maxFailures    = 3 // apierror: failing writes
+	maxPick        = 7 // edit, rival: object index
+	// timetravel: resourceVersions behind, clamped at run time to the
+	// server's history (its default window is 1000 events); a stale-state
+	// bug of a real operator needed 52 to 64 (docs/design.md, "Time
+	// travel").
+	maxTravel = 1000
+	// timetravel: landmarks back (model.Faults.TimeTravelToLandmark).
+	maxLandmark = 10
 )
 
 // drawValue draws what an edit or rival of target sets: an integer in
@@ -167,9 +221,16 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 	case KindPartition:
 		return Partition{Controller: controller().Controller, For: duration("for")}
 	case KindTimeTravel:
-		target := controller().Controller
-		behind := uint64(draw.IntRange(1, maxTravel).Draw(t, "behind"))
-		return TimeTravel{Controller: target, Behind: behind, Down: duration("down")}
+		tt := TimeTravel{Controller: controller().Controller}
+		// A distance first: the form a shrink goes toward. Each form's
+		// value shrinks toward the nearest version back.
+		if rapid.Bool().Draw(t, "to-landmark") {
+			tt.Landmark = draw.IntRange(1, maxLandmark).Draw(t, "landmark")
+		} else {
+			tt.Behind = uint64(draw.IntRange(1, maxTravel).Draw(t, "behind"))
+		}
+		tt.Down = duration("down")
+		return tt
 	case KindAPIError:
 		target := controller()
 		kinds := ErrorKinds()

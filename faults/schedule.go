@@ -102,6 +102,7 @@ type wireFault struct {
 	For         model.Time `json:"for,omitempty"`
 	AfterWrites int        `json:"after_writes,omitempty"`
 	Behind      uint64     `json:"behind,omitempty"`
+	Landmark    int        `json:"landmark,omitempty"`
 	Error       ErrorKind  `json:"error,omitempty"`
 	Count       int        `json:"count,omitempty"`
 	Path        string     `json:"path,omitempty"`
@@ -138,7 +139,7 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 		case APIError:
 			w.Controller, w.Error, w.Count = f.Controller, f.Error, f.Count
 		case TimeTravel:
-			w.Controller, w.Behind, w.Down = f.Controller, f.Behind, f.Down
+			w.Controller, w.Behind, w.Landmark, w.Down = f.Controller, f.Behind, f.Landmark, f.Down
 		case Edit:
 			w.Resource, w.Path, w.Min, w.Max, w.Values, w.Recreate = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values, f.Target.Recreate
 			w.Pick, w.Value, w.Choice = f.Pick, f.Value, f.Choice
@@ -164,7 +165,7 @@ var kindFields = map[Kind][]string{
 	KindRestart:    {"controller", "down", "after_writes"},
 	KindPartition:  {"controller", "for"},
 	KindAPIError:   {"controller", "error", "count"},
-	KindTimeTravel: {"controller", "behind", "down"},
+	KindTimeTravel: {"controller", "behind", "landmark", "down"},
 	KindEdit:       {"resource", "path", "min", "max", "values", "recreate", "pick", "value", "choice"},
 	KindRival:      {"resource", "path", "min", "max", "values", "pick", "value", "choice", "persistent"},
 }
@@ -281,13 +282,18 @@ func (w wireFault) fault() (Fault, error) {
 		}
 		return APIError{Controller: w.Controller, Error: w.Error, Count: w.Count}, nil
 	case KindTimeTravel:
-		if w.Behind < 1 {
-			return nil, errors.New("needs behind >= 1")
+		switch {
+		case w.Landmark < 0:
+			return nil, errors.New("needs landmark >= 1")
+		case w.Behind < 1 && w.Landmark < 1:
+			return nil, errors.New("needs behind >= 1 or landmark >= 1")
+		case w.Behind > 0 && w.Landmark != 0:
+			return nil, errors.New("takes behind or landmark, not both")
 		}
 		if w.Controller == "" {
 			return nil, errors.New("needs a controller")
 		}
-		return TimeTravel{Controller: w.Controller, Behind: w.Behind, Down: w.Down}, positive("down", w.Down)
+		return TimeTravel{Controller: w.Controller, Behind: w.Behind, Landmark: w.Landmark, Down: w.Down}, positive("down", w.Down)
 	case KindEdit, KindRival:
 		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max, Values: w.Values, Recreate: w.Recreate}
 		if err := target.validate(); err != nil {

@@ -24,7 +24,7 @@ func TestKindFieldsAreWhatMarshalWrites(t *testing.T) {
 		{At: 1, Fault: Restart{Controller: "c", Down: 1, AfterWrites: 1}},
 		{At: 1, Fault: Partition{Controller: "c", For: 2}},
 		{At: 1, Fault: APIError{Controller: "c", Error: ErrConflict, Count: 1}},
-		{At: 1, Fault: TimeTravel{Controller: "c", Behind: 1, Down: 1}},
+		{At: 1, Fault: TimeTravel{Controller: "c", Behind: 1, Landmark: 1, Down: 1}},
 		{At: 1, Fault: Edit{Target: target, Pick: 1, Value: 2, Choice: 1}},
 		{At: 1, Fault: Rival{Target: target, Pick: 1, Value: 2, Choice: 1, Persistent: true}},
 	}

@@ -87,6 +87,12 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 		if err := duration("down", f.Down, 1); err != nil {
 			return err
 		}
+		if f.Landmark != 0 {
+			if f.Behind != 0 {
+				return fmt.Errorf("behind %d and landmark %d: a time travel takes one of them", f.Behind, f.Landmark)
+			}
+			return within("landmark", int64(f.Landmark), 1, maxLandmark)
+		}
 		return within("behind", int64(f.Behind), 1, maxTravel)
 	case APIError:
 		if err := controller(topo, f.Controller); err != nil {

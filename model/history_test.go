@@ -83,3 +83,36 @@ func TestViewAtIsTheExactPastState(t *testing.T) {
 		assert.True(t, IsInvalid(err), "a view in the future: %v", err)
 	})
 }
+
+// TestLandmarksAreDeletingDeletedAndRecreated: the landmarks of a time
+// travel are the versions, before the one the controller had seen, at
+// which an object of a watched kind became deleting, was deleted, or was
+// created under a name deleted before; not a plain create or update, not
+// an update of an object already deleting, and nothing of other kinds.
+func TestLandmarksAreDeletingDeletedAndRecreated(t *testing.T) {
+	clock := &Clock{}
+	s := NewServer(clock.Now, 100)
+	p := pod("a")
+	p.Finalizers = []string{"keep"}
+	require.NoError(t, s.Create("test", p))                                                                  // 1: created
+	require.NoError(t, s.Create("test", pod("b")))                                                           // 2: created
+	require.NoError(t, s.Create("test", &Object{Kind: "Set", Namespace: "default", Name: "x"}))              // 3: other kind
+	require.NoError(t, s.Delete("test", Ref{Kind: "Pod", Namespace: "default", Name: "a"}, DeleteOptions{})) // 4: deleting
+	stored, err := s.Get("Pod", "default", "a")
+	require.NoError(t, err)
+	stored.Spec.Set("image", "v2")
+	require.NoError(t, s.Update("test", stored)) // 5: still deleting
+	stored, err = s.Get("Pod", "default", "a")
+	require.NoError(t, err)
+	stored.Finalizers = nil
+	require.NoError(t, s.Update("test", stored))                                                             // 6: deleted
+	require.NoError(t, s.Delete("test", Ref{Kind: "Set", Namespace: "default", Name: "x"}, DeleteOptions{})) // 7: other kind
+	require.NoError(t, s.Create("test", pod("a")))                                                           // 8: recreated
+	require.NoError(t, s.Delete("test", Ref{Kind: "Pod", Namespace: "default", Name: "b"}, DeleteOptions{})) // 9: deleted
+	require.Equal(t, uint64(9), s.Revision())
+	pods := map[string]bool{"Pod": true}
+	assert.Equal(t, []uint64{4, 6, 8, 9}, s.landmarks(pods, 10))
+	assert.Equal(t, []uint64{4, 6}, s.landmarks(pods, 8), "only versions before the one seen")
+	assert.Equal(t, []uint64{7}, s.landmarks(map[string]bool{"Set": true}, 10))
+	assert.Empty(t, s.landmarks(pods, 4))
+}

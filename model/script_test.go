@@ -44,6 +44,7 @@ import (
 //	arm-drop <ctl/Kind>
 //	expire <ctl/Kind>
 //	timetravel <ctl> behind=N down=T
+//	timetravel-landmark <ctl> landmark=N down=T
 //	rival <name> <Kind> <ns/name> <path>=<value> [persistent]
 //	heal
 //
@@ -106,7 +107,7 @@ func (d *scriptDriver) exec(cmd string, a *scriptArgs, line string) (string, err
 	case "deliver", "rewatch", "reconcile", "restore", "collect", "tick", "step", "run":
 		return "", d.drive(cmd, a)
 	case "lag", "partition", "crash", "crash-after-writes", "fail-writes",
-		"arm-delay", "arm-duplicate", "arm-drop", "expire", "timetravel", "rival", "heal":
+		"arm-delay", "arm-duplicate", "arm-drop", "expire", "timetravel", "timetravel-landmark", "rival", "heal":
 		return "", d.fault(cmd, a, line)
 	case "enabled", "state", "cache", "goals", "trace":
 		return d.show(cmd, a)
@@ -382,6 +383,9 @@ func (d *scriptDriver) primitive(cmd string, a *scriptArgs) (func() error, error
 	case "timetravel":
 		ctl, behind, down := a.pos(0), uint64(a.need("behind")), Time(a.need("down"))
 		return func() error { return c.Faults().TimeTravel(ctl, behind, down) }, nil
+	case "timetravel-landmark":
+		ctl, landmark, down := a.pos(0), int(a.need("landmark")), Time(a.need("down"))
+		return func() error { return c.Faults().TimeTravelToLandmark(ctl, landmark, down) }, nil
 	case "rival":
 		r, err := parseRival(a)
 		return func() error { return c.Faults().StartRival(r) }, err

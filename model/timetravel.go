@@ -51,6 +51,75 @@ func (t Travelled) Ref() Ref {
 // running informer relists at its last synced resourceVersion and never
 // goes back (docs/design.md, section "Time travel").
 func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
+	return f.timeTravel(controller, func(uint64) uint64 { return behind }, down)
+}
+
+// TimeTravelToLandmark is TimeTravel to the landmark-th landmark (from 1)
+// counting back from the newest state the controller had seen: a
+// resourceVersion in the server's retained history at which an object of
+// a kind it watches became deleting (its deletion timestamp set), was
+// deleted, or was created under the name of an object deleted before it
+// (recreated). The view at that version shows the object in that state.
+// A landmark past the oldest retained one is the oldest; with no landmark
+// at all the controller relists the state it had seen, a plain restart.
+// Such versions are where a stale read misleads a controller, and they may
+// lie hundreds of versions back, further than a distance drawn at random
+// reaches (docs/design.md, section "Time travel").
+func (f Faults) TimeTravelToLandmark(controller string, landmark int, down Time) error {
+	if landmark < 1 {
+		return fmt.Errorf("landmark %d: must be at least 1", landmark)
+	}
+	ctl := f.c.controller(controller)
+	return f.timeTravel(controller, func(seen uint64) uint64 {
+		marks := f.c.server.landmarks(ctl.watchedKinds(), seen)
+		if len(marks) == 0 {
+			return 0
+		}
+		return seen - marks[max(len(marks)-landmark, 0)]
+	}, down)
+}
+
+// watchedKinds returns the kinds the controller's informers watch.
+func (ctl *controller) watchedKinds() map[string]bool {
+	kinds := make(map[string]bool, len(ctl.informers))
+	for _, inf := range ctl.informers {
+		kinds[inf.kind] = true
+	}
+	return kinds
+}
+
+// landmarks returns, oldest first, the retained resourceVersions before
+// seen at which an object of one of kinds became deleting, was deleted, or
+// was created again under a name deleted before (within the retained
+// history).
+func (s *Server) landmarks(kinds map[string]bool, seen uint64) []uint64 {
+	var out []uint64
+	deleted := map[objKey]bool{}
+	for _, e := range s.history {
+		if e.RV() >= seen {
+			break
+		}
+		if !kinds[e.Object.Kind] {
+			continue
+		}
+		k := keyOf(e.Object)
+		switch {
+		case e.Type == Deleted:
+			deleted[k] = true
+			out = append(out, e.RV())
+		case e.Type == Added && deleted[k]:
+			out = append(out, e.RV())
+		case e.Type == Modified && e.Object.Deleting() && (e.Old == nil || !e.Old.Deleting()):
+			out = append(out, e.RV())
+		}
+	}
+	return out
+}
+
+// timeTravel crashes controller for down ticks and makes it relist
+// behindOf(seen) versions behind seen, the newest resourceVersion it
+// had seen.
+func (f Faults) timeTravel(controller string, behindOf func(seen uint64) uint64, down Time) error {
 	c := f.c
 	ctl, err := c.running(controller)
 	if ctl == nil {
@@ -60,6 +129,7 @@ func (f Faults) TimeTravel(controller string, behind uint64, down Time) error {
 	for _, inf := range ctl.informers {
 		seen = max(seen, inf.lastRV)
 	}
+	behind := behindOf(seen)
 	if ctl.wait.reconciling {
 		// It is waiting inside a reconcile (Client.Wait): the reconcile
 		// unwinds first, then it crashes and travels (see end).

@@ -79,10 +79,13 @@ func livesCounter() model.Controller {
 // whose failure rapid shrinks, with one check, to two time travels where the
 // failure needs one (docs/design.md, "Faults rapid cannot delete"): a time
 // travel one version behind at t=0 stays beside the one the bug needs, and
-// the pass deletes it.
+// the pass deletes it. (They were 97 and 33 until time travel drew
+// distances up to 1000 and landmarks, which changed every time travel's
+// draws; 671 and 1109 are the first such seeds of today's draw, the
+// first with the same one fault as seed 97 had.)
 const (
-	randomDeletionSeed = 97
-	pctDeletionSeed    = 33
+	randomDeletionSeed = 671
+	pctDeletionSeed    = 1109
 )
 
 // deletionSearch searches the timetravel row from seed with one check.

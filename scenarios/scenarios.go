@@ -18,7 +18,7 @@ func All() []properties.Scenario {
 		ReplicaSetStale(), ReplicaSetExpectations(),
 		Deployment(), StatefulSet(), DatabaseBroken(), Database(), DatabaseNoExpansion(),
 		HPAGitOpsFight(), HPAGitOpsOwned(), PDBDrain(),
-		TimeTravel(), TimeTravelFixed(), PollGivesUp(), PollRequeues(),
+		TimeTravel(), TimeTravelFixed(), TimeTravelFar(), TimeTravelFarFixed(), PollGivesUp(), PollRequeues(),
 		CacheStaleOnScaleDown(), CacheKeepsRemovedTier(), CachePanicsOnTier(), CacheFixed(),
 	}
 }

@@ -35,6 +35,28 @@ func TimeTravelFixed() properties.Scenario {
 		[]properties.Expectation{{Faults: faults.Mix{faults.KindTimeTravel}}, {Faults: faithfulHealable}})
 }
 
+// TimeTravelFar is TimeTravel with an App controller that sets each new
+// App up in examples/broken.SetupSteps status writes before it creates its
+// volumes (examples/broken.DeletesByNameAfterSetup): the old App's
+// deletion timestamp is then more than 48 versions behind by the time a
+// recreated App has volumes, as in a real operator's stale-state bug. A
+// time travel of at most 12 versions, the earlier draw, never finds it;
+// a distance over the whole history, or a landmark, does.
+func TimeTravelFar() properties.Scenario {
+	return appScenario("timetravel-far", broken.DeletesByNameAfterSetup(),
+		"the App controller deleting volumes by name, after a setup of 50 writes per App; only a time travel more than 48 versions back deletes a recreated App's volumes (invariant broken)",
+		[]properties.Expectation{{Faults: faults.Mix{faults.KindTimeTravel}, Fails: properties.InvariantBroken}})
+}
+
+// TimeTravelFarFixed is TimeTravelFar's fix
+// (examples/broken.ChecksVolumeOwnerAfterSetup), which keeps the invariant
+// under time travel however far back.
+func TimeTravelFarFixed() properties.Scenario {
+	return appScenario("timetravel-far-fixed", broken.ChecksVolumeOwnerAfterSetup(),
+		"the same App controller with a setup of 50 writes, checking each volume's owner UID and deleting with a UID precondition; keeps every volume of a live App under time travel",
+		[]properties.Expectation{{Faults: faults.Mix{faults.KindTimeTravel}}})
+}
+
 // appScenario is one App db with two volumes run by ctrl, and a user who
 // deletes the App and, once it is gone, creates it again (same name, new
 // UID), twice: actors.Recreator, as `kubectl replace --force` or a GitOps

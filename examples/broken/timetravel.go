@@ -40,15 +40,44 @@ func VolumeName(app string, i int64) string { return fmt.Sprintf("%s-data-%d", a
 // delay, expire, restart) never show a deletion timestamp after the
 // controller has seen the App that replaced it, so only time travel
 // exposes it. ChecksVolumeOwner is the fix.
-func DeletesByName() model.Controller { return appCleanup("deletes-by-name", false) }
+func DeletesByName() model.Controller { return appCleanup("deletes-by-name", false, 0) }
 
 // ChecksVolumeOwner is DeletesByName with the checks it forgot: it deletes
 // only a volume whose owner reference carries the UID of the App it saw
 // deleting, with that volume's UID as a precondition, so a volume of a
 // newer App of the same name survives a cache that went back in time.
-func ChecksVolumeOwner() model.Controller { return appCleanup("checks-volume-owner", true) }
+func ChecksVolumeOwner() model.Controller { return appCleanup("checks-volume-owner", true, 0) }
 
-func appCleanup(name string, checkOwner bool) model.Controller {
+// SetupSteps is how many status writes DeletesByNameAfterSetup and
+// ChecksVolumeOwnerAfterSetup make to set up an App before they create
+// its volumes.
+const SetupSteps = 50
+
+// DeletesByNameAfterSetup is DeletesByName with a long setup: before it
+// creates a new App's volumes it sets the App up in SetupSteps status
+// writes (status.setup counts them), as an operator that provisions,
+// registers and configures in steps does. A recreated App's volumes then
+// exist only more than SetupSteps resourceVersions after the old App's
+// deletion timestamp, so the stale read that makes it delete them by name
+// needs a time travel more than 48 versions back: a real operator's
+// stale-state bug needed 52 to 64. A time travel of at most 12 versions,
+// the earlier draw, never finds it (docs/design.md, section "Time
+// travel"). ChecksVolumeOwnerAfterSetup is the fix.
+func DeletesByNameAfterSetup() model.Controller {
+	return appCleanup("deletes-by-name-after-setup", false, SetupSteps)
+}
+
+// ChecksVolumeOwnerAfterSetup is DeletesByNameAfterSetup with the checks
+// of ChecksVolumeOwner: it deletes only volumes owned by the App it saw,
+// with their UID as a precondition.
+func ChecksVolumeOwnerAfterSetup() model.Controller {
+	return appCleanup("checks-volume-owner-after-setup", true, SetupSteps)
+}
+
+// appCleanup is the App controller named name: with checkOwner it checks
+// a volume's owner before deleting it, and it sets a new App up in setup
+// status writes before it creates the App's volumes.
+func appCleanup(name string, checkOwner bool, setup int64) model.Controller {
 	return model.Controller{
 		Name: name,
 		For:  AppKind,
@@ -65,18 +94,25 @@ func appCleanup(name string, checkOwner bool) model.Controller {
 				if app.Deleting() {
 					return model.Result{}, cleanUp(c, app, checkOwner)
 				}
-				return model.Result{}, provision(c, app)
+				return model.Result{}, provision(c, app, setup)
 			})
 		},
 		Goal: VolumesOfLiveApps,
 	}
 }
 
-// provision puts the finalizer on app and creates its missing volumes.
-func provision(c model.Client, app *model.Object) error {
+// provision puts the finalizer on app, sets it up in setup status
+// writes, and creates its missing volumes.
+func provision(c model.Client, app *model.Object, setup int64) error {
 	if !slices.Contains(app.Finalizers, CleanupFinalizer) {
 		app.Finalizers = append(app.Finalizers, CleanupFinalizer)
 		if err := c.Update(app); err != nil {
+			return err
+		}
+	}
+	for step := app.Status.Int("setup"); step < setup; step++ {
+		app.Status.Set("setup", step+1)
+		if err := c.UpdateStatus(app); err != nil {
 			return err
 		}
 	}
