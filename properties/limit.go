@@ -78,6 +78,9 @@ func Execute(sc Scenario, sched faults.Schedule, ch model.Chooser, opts RunOptio
 // the scenario is then prepared (see Prepare), valid, and its bounds are
 // not read again.
 func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	if opts.Wrap != nil {
+		return executeWrapped(sc, b, sched, ch, opts)
+	}
 	type result struct {
 		out   *Outcome
 		err   error
@@ -474,4 +477,38 @@ func goroutineID() string {
 		return ""
 	}
 	return fields[1]
+}
+
+// executeWrapped is executeWith inside opts.Wrap. A panic of the run is
+// raised again outside the wrap, in the caller's goroutine, as executeWith
+// raises it outside the run's goroutine.
+func executeWrapped(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, opts RunOptions) (*Outcome, error) {
+	wrap := opts.Wrap
+	opts.Wrap = nil
+	var (
+		out      *Outcome
+		err      error
+		calls    int
+		panicked bool
+		value    any
+	)
+	wrap(func() {
+		calls++
+		if calls > 1 {
+			return
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				panicked, value = true, v
+			}
+		}()
+		out, err = executeWith(sc, b, sched, ch, opts)
+	})
+	if panicked {
+		panic(value)
+	}
+	if calls != 1 {
+		return nil, fmt.Errorf("RunOptions.Wrap called the run %d times, want exactly once", calls)
+	}
+	return out, err
 }

@@ -25,6 +25,12 @@ type RunOptions struct {
 	// applies (see Scenario.Inputs), drawn by a property or read from a
 	// finding; a scenario without inputs takes none.
 	Inputs Transitions
+	// Wrap, when set, runs the execution inside it, e.g. a testing/synctest
+	// bubble; run is called exactly once. A replay of a recorded run
+	// (Replay, Execute) of a controller that reads the clock needs the
+	// bubble its search ran in to read the same times (docs/design.md,
+	// "Campaigns in a test binary").
+	Wrap func(run func())
 
 	// refs is the reference-run memo of the differential oracle; nil
 	// gives the run a memo of its own.
