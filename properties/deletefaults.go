@@ -6,7 +6,6 @@ import (
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
-	"pgregory.net/rapid"
 )
 
 // failingRun is a counterexample in the making: a failing run, the
@@ -69,7 +68,7 @@ func (p *Prepared) deleteOne(fr failingRun, opts SearchOptions) (*failingRun, in
 				return nil, runs, err
 			}
 			if f := out.Failure; f != nil && f.Property == fr.out.Failure.Property && f.Verdict == fr.out.Failure.Verdict {
-				sched, replayed := p.struckOnly(out, choicesOf(made))
+				sched, replayed := p.struckOnly(out, choicesOf(made), opts)
 				if replayed {
 					runs++
 				}
@@ -117,13 +116,7 @@ func (p *Prepared) follow(sched faults.Schedule, ch *follower, inputs Transition
 		out *Outcome
 		err error
 	)
-	run := func(*rapid.T) {
-		out, err = p.execute(sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: inputs})
-	}
-	if opts.Wrap != nil {
-		run = opts.Wrap(run)
-	}
-	run(nil)
+	out, err = p.execute(sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: inputs, Wrap: opts.runWrap()})
 	return out, ch.made, err
 }
 

@@ -285,7 +285,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		return nil, fmt.Errorf("search of scenario %s failed outside the property: %s", sc.Name, msg)
 	}
 	seed := parseSeed(msg)
-	shrunk, _ := p.struckOnly(minimal, choices)
+	shrunk, _ := p.struckOnly(minimal, choices, opts)
 	fr := failingRun{out: minimal, schedule: shrunk}
 	deletions := 0
 	// A hang is left as it is: each of its runs costs the time limit.
@@ -317,17 +317,28 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 	return res, nil
 }
 
+// runWrap is the search's Wrap as a RunOptions.Wrap, for the runs a
+// search makes outside rapid (deleting faults, trimming a schedule): they
+// run in the same kind of bubble as the search's runs, so that their
+// traces compare with the search's. nil when the search has no Wrap.
+func (opts SearchOptions) runWrap() func(run func()) {
+	if opts.Wrap == nil {
+		return nil
+	}
+	return func(run func()) { opts.Wrap(func(*rapid.T) { run() })(nil) }
+}
+
 // struckOnly drops from a failing run's schedule the faults that never
 // struck (the violation came first, or quiescence did): they are no part of
 // the counterexample. The trimmed schedule is kept only if it replays the
 // same trace; otherwise the schedule stays whole. replayed says it took a
 // replay to tell.
-func (p *Prepared) struckOnly(minimal *Outcome, choices []int) (_ faults.Schedule, replayed bool) {
+func (p *Prepared) struckOnly(minimal *Outcome, choices []int, opts SearchOptions) (_ faults.Schedule, replayed bool) {
 	struck := minimal.Struck()
 	if len(struck) == len(minimal.Schedule) {
 		return minimal.Schedule, false
 	}
-	out, diverged, err := p.replay(struck, choices, RunOptions{Inputs: minimal.Inputs})
+	out, diverged, err := p.replay(struck, choices, RunOptions{Inputs: minimal.Inputs, Wrap: opts.runWrap()})
 	if err != nil || diverged || out.Cluster.Trace().Hash() != minimal.Cluster.Trace().Hash() {
 		return minimal.Schedule, true
 	}
