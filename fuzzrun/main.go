@@ -11,6 +11,12 @@
 // Kubernetes Indexed Job. Each finding is written to its own file the
 // moment it is confirmed, and replays exactly with -replay, or under go
 // test with RequireFixed. docs/ci.md shows nightly campaigns in CI.
+//
+// A project whose controllers read the wall clock (controller-runtime
+// reconcilers) makes its test binary its fuzzrun instead, with MainTest,
+// so that every run is inside a testing/synctest bubble:
+//
+//	func TestFuzzrun(t *testing.T) { fuzzrun.MainTest(t, myScenarios()...) }
 package fuzzrun
 
 import (
