@@ -40,13 +40,14 @@ type Binary struct {
 
 // Build builds the test binary of the package pkg (a go test package
 // argument, "." for the calling test's own) into a temporary directory of
-// t, with go test -c, and returns it with test as its MainTest test.
+// t, with go test -c (without vet: the go test that runs the caller has
+// vetted the package), and returns it with test as its MainTest test.
 func Build(t testing.TB, pkg, test string) Binary {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fuzzrun.test")
-	cmd := exec.Command("go", "test", "-c", "-o", path, pkg)
+	cmd := exec.Command("go", "test", "-c", "-vet=off", "-o", path, pkg)
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go test -c -o %s %s:\n%s", path, pkg, out)
+	require.NoError(t, err, "go test -c -vet=off -o %s %s:\n%s", path, pkg, out)
 	return Binary{Path: path, Test: test}
 }
 
