@@ -508,7 +508,7 @@ func executeWrapped(sc Scenario, b *bounds, sched faults.Schedule, ch model.Choo
 		panic(value)
 	}
 	if calls != 1 {
-		return nil, fmt.Errorf("RunOptions.Wrap called the run %d times, want exactly once", calls)
+		return nil, fmt.Errorf("the run's Wrap (RunOptions) called it %d times, want exactly once", calls)
 	}
 	return out, err
 }

@@ -33,7 +33,7 @@ func TestRunOptionsWrapRunsTheExecutionInside(t *testing.T) {
 	assert.Equal(t, plain.Cluster.Trace().Hash(), out.Cluster.Trace().Hash())
 
 	_, _, err = properties.Replay(sc, nil, nil, properties.RunOptions{Wrap: func(func()) {}})
-	require.ErrorContains(t, err, "RunOptions.Wrap called the run 0 times, want exactly once")
+	require.ErrorContains(t, err, "the run's Wrap (RunOptions) called it 0 times, want exactly once")
 	_, _, err = properties.Replay(sc, nil, nil, properties.RunOptions{Wrap: func(run func()) { run(); run() }})
-	require.ErrorContains(t, err, "RunOptions.Wrap called the run 2 times, want exactly once")
+	require.ErrorContains(t, err, "the run's Wrap (RunOptions) called it 2 times, want exactly once")
 }
