@@ -133,6 +133,7 @@ func newCampaign(opts *options, stdout, stderr io.Writer) (*campaign, []string, 
 	if err != nil {
 		return nil, nil, err
 	}
+	st.wrap = opts.host.runWrap()
 	c := &campaign{
 		opts:   opts,
 		stdout: stdout,
@@ -156,7 +157,7 @@ func (c *campaign) spawn() error {
 	id := c.nextID
 	c.nextID++
 	if c.opts.workers == 1 {
-		c.slots[id] = &slot{w: startInProc(id, c.opts.scenarios, c.evs, c.stderr)}
+		c.slots[id] = &slot{w: startInProc(id, c.opts.scenarios, c.opts.host.searchWrap(), c.evs, c.stderr)}
 		return nil
 	}
 	exe, err := os.Executable()
@@ -164,7 +165,7 @@ func (c *campaign) spawn() error {
 		return fmt.Errorf("finding this program to run workers: %w", err)
 	}
 	args := append([]string{fmt.Sprintf("-worker-memory=%d", c.opts.workerMemory)}, c.opts.rapidArgs...)
-	w, err := startProc(id, exe, args, c.stderr, c.evs)
+	w, err := startProc(id, c.opts.host.workerSpec(exe, args), c.stderr, c.evs)
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 		fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 		return ExitUsage
 	}
+	st.wrap = opts.host.runWrap()
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "fuzzrun: %s\n", w)
 	}
@@ -84,6 +85,7 @@ func explore(stdout, stderr io.Writer, opts *options) int {
 			NoInputs:   opts.exploreInputs == 0,
 			Workers:    opts.workers,
 			Progress:   progress,
+			Wrap:       opts.host.searchWrap(),
 		}
 		res, err := properties.Explore(row.Scenario, row.Mix, eo)
 		if err != nil {

@@ -83,6 +83,10 @@ type options struct {
 	rapidArgs []string
 	// mergeDirs are -merge's shard directories.
 	mergeDirs []string
+	// host is set when the program is a test binary that MainTest made
+	// fuzzrun: runs go in testing/synctest bubbles, workers are the test
+	// binary re-executed.
+	host *testHost
 }
 
 // parse parses and validates the command line. getenv reads the shard

@@ -7,6 +7,7 @@ import (
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
+	"pgregory.net/rapid"
 )
 
 // job is a batch of runs for a worker: seeds of one row, each searched by
@@ -56,12 +57,15 @@ type result struct {
 type plans struct {
 	scenarios []properties.Scenario
 	prepared  map[planKey]*properties.Prepared
+	// wrap is every search's Wrap: a testing/synctest bubble in a test
+	// binary's worker (MainTest), else nil.
+	wrap func(func(*rapid.T)) func(*rapid.T)
 }
 
 type planKey struct{ scenario, faults string }
 
-func newPlans(scenarios []properties.Scenario) *plans {
-	return &plans{scenarios: scenarios, prepared: map[planKey]*properties.Prepared{}}
+func newPlans(scenarios []properties.Scenario, wrap func(func(*rapid.T)) func(*rapid.T)) *plans {
+	return &plans{scenarios: scenarios, prepared: map[planKey]*properties.Prepared{}, wrap: wrap}
 }
 
 // prepare returns sc prepared under mix, preparing it the first time.
@@ -110,6 +114,7 @@ func runJob(j *job, ps *plans, report func(result)) (hung bool) {
 				Seed:          seed,
 				Strategy:      strategy,
 				ReplayCommand: func(seed uint64) string { return seedCommand(j.Scenario, mix, strategy, seed) },
+				Wrap:          ps.wrap,
 			})
 		}
 		switch {

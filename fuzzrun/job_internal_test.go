@@ -23,7 +23,7 @@ func TestAWorkerPreparesEachRowOnce(t *testing.T) {
 		builds++
 		return build(cfg)
 	}
-	ps := newPlans([]properties.Scenario{sc})
+	ps := newPlans([]properties.Scenario{sc}, nil)
 	mix := faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}
 	for id, want := range []int{1 + 3, 3} {
 		before := builds

@@ -11,6 +11,12 @@
 // Kubernetes Indexed Job. Each finding is written to its own file the
 // moment it is confirmed, and replays exactly with -replay, or under go
 // test with RequireFixed. docs/ci.md shows nightly campaigns in CI.
+//
+// A project whose controllers read the wall clock (controller-runtime
+// reconcilers) makes its test binary its fuzzrun instead, with MainTest,
+// so that every run is inside a testing/synctest bubble:
+//
+//	func TestFuzzrun(t *testing.T) { fuzzrun.MainTest(t, myScenarios()...) }
 package fuzzrun
 
 import (
@@ -22,6 +28,7 @@ import (
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
+	"pgregory.net/rapid"
 )
 
 // Exit codes.
@@ -67,24 +74,32 @@ func ServeIfWorker(scenarios ...properties.Scenario) {
 	}
 	// rapid's flags (-rapid.shrinktime, …) and -worker-memory come as
 	// arguments.
-	opts, err := parse(os.Args[1:], os.Stderr, scenarios, func(string) string { return "" })
+	os.Exit(serve(os.Args[1:], scenarios, workerEnv, nil))
+}
+
+// serve is a worker process's side of a campaign, with args (rapid's
+// flags and -worker-memory), the descriptors workerFDsEnv names, and
+// every search inside wrap when it is not nil; env is the variable that
+// made this process a worker. It returns the exit code.
+func serve(args []string, scenarios []properties.Scenario, env string, wrap func(func(*rapid.T)) func(*rapid.T)) int {
+	opts, err := parse(args, os.Stderr, scenarios, func(string) string { return "" })
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fuzzrun worker: %v\n", err)
-		os.Exit(ExitUsage)
+		return ExitUsage
 	}
 	jobs, results, err := workerFiles(os.Getenv(workerFDsEnv))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fuzzrun worker: %v\n", err)
-		os.Exit(ExitUsage)
+		return ExitUsage
 	}
 	// User code that starts this program again starts no worker.
-	_, _ = os.Unsetenv(workerEnv), os.Unsetenv(workerFDsEnv)
+	_, _ = os.Unsetenv(env), os.Unsetenv(workerFDsEnv)
 	tuneRuntime()
 	limitMemory(opts.workerMemory, os.Stderr)
 	// Jobs and results have descriptors of their own; the campaign gave
 	// this process its stderr as stdout, so what user code prints goes
 	// there.
-	os.Exit(serveWorker(jobs, results, scenarios))
+	return serveWorker(jobs, results, scenarios, wrap)
 }
 
 // Run runs the command line args over scenarios, writing to stdout and
@@ -94,6 +109,12 @@ func ServeIfWorker(scenarios ...properties.Scenario) {
 // fmt.Println, or a logger that holds os.Stdout) goes to stderr, never
 // among the -json events or a -trace-json trace.
 func Run(args []string, stdout, stderr io.Writer, scenarios []properties.Scenario) int {
+	return run(args, stdout, stderr, scenarios, nil)
+}
+
+// run is Run in a program that host, when not nil, says is a test
+// binary (MainTest).
+func run(args []string, stdout, stderr io.Writer, scenarios []properties.Scenario, host *testHost) int {
 	stderr = &lockedWriter{w: stderr}
 	if _, ok := os.LookupEnv(workerEnv); ok {
 		fmt.Fprintln(stderr, "fuzzrun: this process is a campaign's worker, but it did not call fuzzrun.ServeIfWorker before Run (in TestMain for a test binary)")
@@ -109,6 +130,7 @@ func Run(args []string, stdout, stderr io.Writer, scenarios []properties.Scenari
 		fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 		return ExitUsage
 	}
+	opts.host = host
 	switch opts.mode {
 	case modeList:
 		list(stdout, opts.scenarios)

@@ -48,14 +48,14 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 	// Two replays: a controller that reads something outside the model
 	// (a clock, a global, map order) shows as two runs of the same
 	// schedule and choices that differ.
-	out, divergence, err := replayOnce(sc, f)
+	out, divergence, err := replayOnce(sc, f, opts.host.runWrap())
 	if err != nil {
 		fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 		return ExitUsage
 	}
 	again := out
 	if !hung(out) { // a hang costs its time limit: once is enough
-		if again, _, err = replayOnce(sc, f); err != nil {
+		if again, _, err = replayOnce(sc, f, opts.host.runWrap()); err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: %v\n", err)
 			return ExitUsage
 		}
@@ -110,6 +110,7 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 			Seed:          opts.seed,
 			Strategy:      opts.strategy,
 			ReplayCommand: func(seed uint64) string { return seedCommand(sc.Name, mix, opts.strategy, seed) },
+			Wrap:          opts.host.searchWrap(),
 		})
 	})
 	if errors.Is(err, errTimedOut) {
@@ -143,7 +144,7 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 		return code
 	}
 	if opts.html != "" {
-		run, err := cx.Timeline(sc)
+		run, err := cx.TimelineIn(sc, opts.host.runWrap())
 		if err != nil {
 			fmt.Fprintf(stderr, "fuzzrun: -html: %v\n", err)
 			return ExitUsage
@@ -155,11 +156,12 @@ func replaySeed(stdout, stderr io.Writer, opts *options) int {
 	return judgeReplay(sc, mix, cx.Failure)
 }
 
-// replayOnce runs the finding's schedule and choices once, and says how
-// the run left the recorded path ("" if it did not).
-func replayOnce(sc properties.Scenario, f *Finding) (*properties.Outcome, string, error) {
+// replayOnce runs the finding's schedule and choices once, inside wrap
+// when it is not nil, and says how the run left the recorded path ("" if
+// it did not).
+func replayOnce(sc properties.Scenario, f *Finding, wrap func(func())) (*properties.Outcome, string, error) {
 	ch := &properties.ReplayChooser{Choices: f.Choices}
-	out, err := properties.Execute(sc, f.Schedule, ch, properties.RunOptions{Inputs: f.Transitions})
+	out, err := properties.Execute(sc, f.Schedule, ch, properties.RunOptions{Inputs: f.Transitions, Wrap: wrap})
 	if err != nil {
 		return nil, "", err
 	}

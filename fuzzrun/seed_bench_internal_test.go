@@ -41,7 +41,7 @@ func benchmarkSeed(b *testing.B, s properties.Strategy) {
 		{scenarios.ReplicaSetLevel(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}},
 	} {
 		b.Run(bc.sc.Name, func(b *testing.B) {
-			ps := newPlans([]properties.Scenario{bc.sc})
+			ps := newPlans([]properties.Scenario{bc.sc}, nil)
 			b.ReportAllocs()
 			start := cpuTime()
 			seed, n := uint64(0), 0

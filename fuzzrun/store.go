@@ -27,6 +27,9 @@ type store struct {
 	// write writes a file atomically: writeAtomic, but for tests that
 	// fail a write.
 	write func(path string, data []byte) error
+	// wrap runs each replay for a page (RunOptions.Wrap): a bubble in a
+	// test binary's campaign (MainTest), else nil.
+	wrap func(run func())
 }
 
 type stored struct {
@@ -164,7 +167,7 @@ func (s *store) writePage(path string, f *Finding) error {
 	}
 	for _, r := range s.rows {
 		if r.Scenario.Name == f.Scenario {
-			data, err := findingTimeline(f, r.Scenario)
+			data, err := findingTimeline(f, r.Scenario, s.wrap)
 			if err != nil {
 				return fmt.Errorf("the timeline page %s: %w", path, err)
 			}

@@ -22,10 +22,10 @@ func findingTitle(f *Finding) string {
 	return fmt.Sprintf("scenario %s, faults %s, seed %d", f.Scenario, f.Faults, f.Seed)
 }
 
-// findingTimeline replays a finding from its schedule and choices and
-// renders its timeline page.
-func findingTimeline(f *Finding, sc properties.Scenario) ([]byte, error) {
-	out, diverged, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{Inputs: f.Transitions})
+// findingTimeline replays a finding from its schedule and choices, inside
+// wrap when it is not nil, and renders its timeline page.
+func findingTimeline(f *Finding, sc properties.Scenario, wrap func(func())) ([]byte, error) {
+	out, diverged, err := properties.Replay(sc, f.Schedule, f.Choices, properties.RunOptions{Inputs: f.Transitions, Wrap: wrap})
 	if err != nil {
 		return nil, err
 	}

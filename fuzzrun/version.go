@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // modulePath is converge's module path.
@@ -38,11 +39,25 @@ var version = sync.OnceValue(func() string {
 	return v
 })
 
-// command returns how to run this program again from its module's root:
-// "go run ./cmd/fuzzrun" for converge's own, "go run ./cmd/mine" for a
-// user's program that calls Main. It falls back to converge's command when
-// the build does not say (a test binary).
-var command = sync.OnceValue(func() string {
+// command returns how to run this program again: in a test binary that
+// MainTest made fuzzrun, the binary as it was invoked with the test's
+// -test.run and "--"; else programCommand.
+func command() string {
+	if c := testCommand.Load(); c != nil {
+		return *c
+	}
+	return programCommand()
+}
+
+// testCommand is command in a test binary that MainTest made fuzzrun: set
+// once, by MainTest, in a process that is then that test's fuzzrun.
+var testCommand atomic.Pointer[string]
+
+// programCommand returns how to run this program again from its module's
+// root: "go run ./cmd/fuzzrun" for converge's own, "go run ./cmd/mine" for
+// a user's program that calls Main. It falls back to converge's command
+// when the build does not say (a test binary).
+var programCommand = sync.OnceValue(func() string {
 	const fallback = "go run ./cmd/fuzzrun"
 	bi, ok := debug.ReadBuildInfo()
 	if !ok || bi.Main.Path == "" || strings.HasSuffix(bi.Path, ".test") {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/properties"
+	"pgregory.net/rapid"
 )
 
 // Workers are separate processes: rapid reads its seed from process-global
@@ -77,14 +78,14 @@ func workerFiles(spec string) (jobs, results *os.File, err error) {
 // results to out. Signals are the parent's business: a worker ignores
 // SIGINT, SIGTERM and SIGHUP (a terminal sends them to the whole process
 // group) and stops when the parent closes its jobs or kills it.
-func serveWorker(in io.Reader, out io.Writer, scenarios []properties.Scenario) int {
+func serveWorker(in io.Reader, out io.Writer, scenarios []properties.Scenario, wrap func(func(*rapid.T)) func(*rapid.T)) int {
 	signal.Ignore(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	enc := json.NewEncoder(out)
 	if err := enc.Encode(ready{Ready: "fuzzrun worker", Protocol: workerProtocol}); err != nil {
 		return ExitUsage
 	}
 	dec := json.NewDecoder(in)
-	ps := newPlans(scenarios)
+	ps := newPlans(scenarios, wrap)
 	for {
 		var j job
 		if err := dec.Decode(&j); err != nil {
@@ -163,10 +164,22 @@ type procWorker struct {
 	log  *crashLog
 }
 
-// startProc starts a worker subprocess of exe with args (rapid's flags)
-// and waits until it is ready. Its results go to events; its stdout and
-// stderr (so anything user code prints) to stderr.
-func startProc(id int, exe string, args []string, stderr io.Writer, evs events) (*procWorker, error) {
+// procSpec is how to start a worker process: exe with args (rapid's
+// flags), and env on top of this process's environment. argv0, when set,
+// is the worker's os.Args[0] (a test binary's worker names its program as
+// the campaign does, in the replay lines it writes).
+type procSpec struct {
+	exe   string
+	argv0 string
+	args  []string
+	env   []string
+}
+
+// startProc starts a worker subprocess as spec says and waits until it is
+// ready. Its results go to events; its stdout and stderr (so anything
+// user code prints) to stderr.
+func startProc(id int, spec procSpec, stderr io.Writer, evs events) (*procWorker, error) {
+	exe := spec.exe
 	jobsR, jobsW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -176,8 +189,11 @@ func startProc(id int, exe string, args []string, stderr io.Writer, evs events) 
 		_, _ = jobsR.Close(), jobsW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), workerEnv+"="+workerProtocol, workerFDsEnv+"=3,4")
+	cmd := exec.Command(exe, spec.args...)
+	if spec.argv0 != "" {
+		cmd.Args[0] = spec.argv0
+	}
+	cmd.Env = append(append(os.Environ(), spec.env...), workerFDsEnv+"=3,4")
 	cmd.ExtraFiles = []*os.File{jobsR, resultsW} // fds 3 and 4
 	log := &crashLog{}
 	// One writer for both, so that they share a pipe and keep their order.
@@ -366,11 +382,11 @@ type inProcWorker struct {
 	once sync.Once
 }
 
-func startInProc(id int, scenarios []properties.Scenario, evs events, stderr io.Writer) *inProcWorker {
+func startInProc(id int, scenarios []properties.Scenario, wrap func(func(*rapid.T)) func(*rapid.T), evs events, stderr io.Writer) *inProcWorker {
 	w := &inProcWorker{jobs: make(chan *job)}
 	go func() {
 		warned := false
-		ps := newPlans(scenarios)
+		ps := newPlans(scenarios, wrap)
 		for j := range w.jobs {
 			hung := runJob(j, ps, func(r result) { evs.send(event{worker: id, res: &r}) })
 			if hung && !warned {

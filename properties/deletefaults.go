@@ -68,7 +68,7 @@ func (p *Prepared) deleteOne(fr failingRun, opts SearchOptions) (*failingRun, in
 				return nil, runs, err
 			}
 			if f := out.Failure; f != nil && f.Property == fr.out.Failure.Property && f.Verdict == fr.out.Failure.Verdict {
-				sched, replayed := p.struckOnly(out, choicesOf(made))
+				sched, replayed := p.struckOnly(out, choicesOf(made), opts)
 				if replayed {
 					runs++
 				}

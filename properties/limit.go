@@ -148,20 +148,22 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 }
 
 // within runs run inside wrap (RunOptions.Wrap) when it is set, else
-// directly; a wrap that never calls run is an error, not a run that
-// silently passed.
+// directly; a wrap that does not call run exactly once is an error, not a
+// run that silently passed (or ran twice).
 func within(wrap func(run func()), run func()) error {
 	if wrap == nil {
 		run()
 		return nil
 	}
-	called := false
+	calls := 0
 	wrap(func() {
-		called = true
-		run()
+		calls++
+		if calls == 1 {
+			run()
+		}
 	})
-	if !called {
-		return fmt.Errorf("RunOptions.Wrap returned without calling its run")
+	if calls != 1 {
+		return fmt.Errorf("the run's Wrap (RunOptions) called it %d times, want exactly once", calls)
 	}
 	return nil
 }

@@ -136,5 +136,5 @@ func TestAHistoryDependentTimeDrivenProjectIsStillFound(t *testing.T) {
 // without calling its run is an error, not a run that passed.
 func TestAWrapThatDoesNotRunIsAnError(t *testing.T) {
 	_, err := Execute(periodicScenario(25, false), nil, firstChoice{}, RunOptions{Wrap: func(func()) {}})
-	require.ErrorContains(t, err, "RunOptions.Wrap returned without calling its run")
+	require.ErrorContains(t, err, "the run's Wrap (RunOptions) called it 0 times, want exactly once")
 }

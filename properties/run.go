@@ -26,12 +26,13 @@ type RunOptions struct {
 	// applies (see Scenario.Inputs), drawn by a property or read from a
 	// finding; a scenario without inputs takes none.
 	Inputs Transitions
-
 	// Wrap, when set, runs the execution inside it, e.g. a testing/synctest
-	// bubble; run is called exactly once. A run with inputs calls it twice,
-	// once for the history and once for its reference run, so that each
-	// has a bubble of its own (docs/design.md, "The reference run sees
-	// the same world").
+	// bubble; each call of Wrap must call its run exactly once. A run with
+	// inputs calls Wrap twice, once for the history and once for its
+	// reference run, so that each has a bubble of its own (docs/design.md, "The reference run sees
+	// the same world"). A replay of a recorded run (Replay, Execute) of a
+	// controller that reads the clock needs the bubble its search ran in to
+	// read the same times (docs/design.md, "Campaigns in a test binary").
 	Wrap func(run func())
 
 	// refs is the reference-run memo of the differential oracle; nil

@@ -329,7 +329,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		return nil, fmt.Errorf("search of scenario %s failed outside the property: %s", sc.Name, msg)
 	}
 	seed := parseSeed(msg)
-	shrunk, _ := p.struckOnly(minimal, choices)
+	shrunk, _ := p.struckOnly(minimal, choices, opts)
 	fr := failingRun{out: minimal, schedule: shrunk}
 	deletions := 0
 	// A hang is left as it is: each of its runs costs the time limit.
@@ -366,12 +366,12 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 // the counterexample. The trimmed schedule is kept only if it replays the
 // same trace; otherwise the schedule stays whole. replayed says it took a
 // replay to tell.
-func (p *Prepared) struckOnly(minimal *Outcome, choices []int) (_ faults.Schedule, replayed bool) {
+func (p *Prepared) struckOnly(minimal *Outcome, choices []int, opts SearchOptions) (_ faults.Schedule, replayed bool) {
 	struck := minimal.Struck()
 	if len(struck) == len(minimal.Schedule) {
 		return minimal.Schedule, false
 	}
-	out, diverged, err := p.replay(struck, choices, RunOptions{Inputs: minimal.Inputs})
+	out, diverged, err := p.replay(struck, choices, RunOptions{Inputs: minimal.Inputs, Wrap: runWrap(opts.Wrap)})
 	if err != nil || diverged || out.Cluster.Trace().Hash() != minimal.Cluster.Trace().Hash() {
 		return minimal.Schedule, true
 	}

@@ -49,7 +49,14 @@ func (o *Outcome) Timeline(title, replay string) timeline.Run {
 // in; a replay that leaves the recorded path is an error, since the page
 // would show another run.
 func (cx *Counterexample) Timeline(sc Scenario) (timeline.Run, error) {
-	out, diverged, err := Replay(sc, cx.Schedule, cx.Choices, RunOptions{Inputs: cx.Inputs})
+	return cx.TimelineIn(sc, nil)
+}
+
+// TimelineIn is Timeline with the replay run inside wrap (RunOptions.Wrap),
+// when it is not nil: a counterexample found in testing/synctest bubbles
+// replays in one, so that its page shows the times its search saw.
+func (cx *Counterexample) TimelineIn(sc Scenario, wrap func(run func())) (timeline.Run, error) {
+	out, diverged, err := Replay(sc, cx.Schedule, cx.Choices, RunOptions{Inputs: cx.Inputs, Wrap: wrap})
 	if err != nil {
 		return timeline.Run{}, err
 	}
