@@ -30,7 +30,7 @@ type runMemo struct {
 
 // maxFailedRuns bounds the failing runs one property's memo keeps: each
 // holds its cluster, for the report of the minimal one.
-const maxFailedRuns = 1 << 10
+const maxFailedRuns = 1 << 8
 
 // maxDrawNodes bounds the memory of one property's memo: past it, runs
 // are no longer recorded (those recorded still answer).
