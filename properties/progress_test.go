@@ -2,7 +2,9 @@ package properties_test
 
 import (
 	"bytes"
+	"flag"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,4 +44,16 @@ func TestALongShrinkSaysHowItGoes(t *testing.T) {
 		assert.Equal(t, []string{"64", "128", "256", "512", "1024"}[i], m[1], "line %d is after run 64·2^%d", i, i)
 	}
 	t.Logf("%s", lines.String())
+}
+
+// TestCheckSaysHowItGoes: Check hands its search the progress writer (by
+// default stderr), so a search of more than 64 runs in a Go test writes
+// its line; this one converges, and says so while it searches.
+func TestCheckSaysHowItGoes(t *testing.T) {
+	if n, _ := strconv.Atoi(flag.Lookup("rapid.checks").Value.String()); n < 64 {
+		t.Skipf("-rapid.checks=%d: fewer runs than the first line", n)
+	}
+	var lines bytes.Buffer
+	properties.CheckWith(t, scenarios.ReplicaSetLevel(), nil, properties.CheckOptions{Progress: &lines})
+	assert.Regexp(t, `^converge: replicaset-level/[^:]*: 64 runs \(64 made, 0 answered by the memo\), [0-9.]+[mµn]?s: searching, no failure yet\n`, lines.String())
 }
