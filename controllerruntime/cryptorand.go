@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -39,6 +40,21 @@ import (
 type runRandom struct {
 	c *model.Cluster
 	r *mathrand.ChaCha8 // nil until the first read
+	// g is the goroutine that steps the run, read at its first reconcile
+	// and kept (0 before): a run is stepped by one goroutine for its
+	// whole life (properties/limit.go starts or takes one per run), and
+	// reading the id from runtime.Stack on every reconcile was a fifth of
+	// a controller-runtime run's CPU (docs/design.md, "Data a run owns:
+	// crypto/rand").
+	g uint64
+}
+
+// goroutine returns the goroutine that steps the run.
+func (rr *runRandom) goroutine() uint64 {
+	if rr.g == 0 {
+		rr.g = goroutineID()
+	}
+	return rr.g
 }
 
 // Read fills b from the run's stream, seeding it from the run's source of
@@ -73,11 +89,11 @@ func (d *randomDispatcher) Read(b []byte) (int, error) {
 	return rr.Read(b)
 }
 
-// bind serves the calling goroutine's crypto/rand reads from rr until the
-// returned function runs, which restores what was bound before (a
-// reconcile that waits runs others on its goroutine).
+// bind serves the crypto/rand reads of rr's goroutine, the calling one,
+// from rr until the returned function runs, which restores what was bound
+// before (a reconcile that waits runs others on its goroutine).
 func (d *randomDispatcher) bind(rr *runRandom) func() {
-	id := goroutineID()
+	id := rr.goroutine()
 	d.mu.Lock()
 	prev := d.byG[id]
 	d.byG[id] = rr
@@ -93,9 +109,14 @@ func (d *randomDispatcher) bind(rr *runRandom) func() {
 	}
 }
 
+// goroutineIDReads counts goroutineID's calls, for the test that a run
+// reads its goroutine once.
+var goroutineIDReads atomic.Uint64
+
 // goroutineID returns the calling goroutine's number, from the first line
 // of its stack ("goroutine 18 [running]:").
 func goroutineID() uint64 {
+	goroutineIDReads.Add(1)
 	var buf [64]byte
 	line := buf[:runtime.Stack(buf[:], false)]
 	line = bytes.TrimPrefix(line, []byte("goroutine "))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/converge-sim/converge/model"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -191,6 +192,10 @@ func copyBuiltin(src, into client.Object) bool {
 		s.DeepCopyInto(into.(*corev1.Service))
 	case *corev1.PersistentVolumeClaim:
 		s.DeepCopyInto(into.(*corev1.PersistentVolumeClaim))
+	case *batchv1.Job:
+		s.DeepCopyInto(into.(*batchv1.Job))
+	case *batchv1.CronJob:
+		s.DeepCopyInto(into.(*batchv1.CronJob))
 	default:
 		return false
 	}

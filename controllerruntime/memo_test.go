@@ -214,6 +214,9 @@ func TestCopyBuiltinAgreesWithReflection(t *testing.T) {
 		&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.ReplicaSetSpec{Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"k": "v"}},
+		&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Labels: map[string]string{"a": "b"}},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "run", Image: "busybox"}}}}}},
+		&batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "cj"}, Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *"}},
 	} {
 		direct := src.DeepCopyObject().(client.Object)
 		reflected := src.DeepCopyObject().(client.Object)
@@ -224,35 +227,49 @@ func TestCopyBuiltinAgreesWithReflection(t *testing.T) {
 		assert.Equal(t, src, direct)
 		assert.Equal(t, reflected, direct)
 	}
-	assert.False(t, copyBuiltin(&batchv1.Job{}, &batchv1.Job{}))
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Labels: map[string]string{"a": "b"}}}
-	into := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{"x": "y"}}}
-	deepCopyInto(job, into)
-	assert.Equal(t, job, into)
+	assert.False(t, copyBuiltin(&corev1.ServiceAccount{}, &corev1.ServiceAccount{}))
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "s", Labels: map[string]string{"a": "b"}}}
+	into := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{"x": "y"}}}
+	deepCopyInto(sa, into)
+	assert.Equal(t, sa, into)
 }
 
-// BenchmarkDeepCopyInto copies a pod as a read out of the memo does:
-// directly (copyBuiltin) and through reflection (any other kind).
+// BenchmarkDeepCopyInto copies a pod and a Job as a read out of the memo
+// does: directly (copyBuiltin) and through reflection (any other kind).
 //
 //	go test -run XXX -bench DeepCopyInto ./
 func BenchmarkDeepCopyInto(b *testing.B) {
-	src := &corev1.Pod{
+	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-0", Labels: map[string]string{"app": "web"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "u"}}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
 	}
-	for _, c := range []struct {
-		name string
-		copy func(src, into client.Object)
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "nightly-1", Annotations: map[string]string{"scheduled-at": "2026-01-01T00:00:00Z"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch.example.com/v1", Kind: "PeriodicJob", Name: "nightly", UID: "u"}}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "run", Image: "busybox"}}}}},
+	}
+	for _, src := range []struct {
+		kind string
+		obj  client.Object
+		new  func() client.Object
 	}{
-		{"direct", deepCopyInto},
-		{"reflect", reflectCopyInto},
+		{"pod", pod, func() client.Object { return &corev1.Pod{} }},
+		{"job", job, func() client.Object { return &batchv1.Job{} }},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				c.copy(src, &corev1.Pod{})
-			}
-		})
+		for _, c := range []struct {
+			name string
+			copy func(src, into client.Object)
+		}{
+			{"direct", deepCopyInto},
+			{"reflect", reflectCopyInto},
+		} {
+			b.Run(src.kind+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					c.copy(src.obj, src.new())
+				}
+			})
+		}
 	}
 }

@@ -2,6 +2,8 @@ package properties
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -20,6 +22,10 @@ type CheckOptions struct {
 	// SearchOptions.Wrap: InBubble(t) runs each in a testing/synctest
 	// bubble, the history and its reference run in one each.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
+	// Progress gets SearchOptions.Progress's lines; nil is stderr, so
+	// that a long search or shrink in `go test -v` shows that it goes on
+	// (io.Discard silences it).
+	Progress io.Writer
 }
 
 // Check runs the convergence property in a Go test: CheckWith with no
@@ -34,11 +40,16 @@ func Check(t *testing.T, sc Scenario, mix faults.Mix) {
 // violated property, the shrunk fault schedule, the diagnosis, the trace
 // of the minimal run, and the line that replays it (the scenario's
 // Program line, else `go test ./<package> -run '^<Test>$'
-// -rapid.seed=N`). It also writes the timeline page of the minimal run
+// -rapid.seed=N`). Past 64 runs it says how the search and the shrink go
+// on stderr (CheckOptions.Progress). It also writes the timeline page of the minimal run
 // (see TimelineDirEnv) and logs its path.
 func CheckWith(t *testing.T, sc Scenario, mix faults.Mix, opts CheckOptions) {
 	t.Helper()
-	res, err := Search(sc, mix, SearchOptions{Test: t, Strategy: opts.Strategy, Wrap: opts.Wrap})
+	progress := opts.Progress
+	if progress == nil {
+		progress = os.Stderr
+	}
+	res, err := Search(sc, mix, SearchOptions{Test: t, Strategy: opts.Strategy, Wrap: opts.Wrap, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}

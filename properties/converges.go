@@ -36,11 +36,14 @@ type propConfig struct {
 	observe func(out *Outcome, choices []int)
 	// timeout is RunOptions.Timeout of every run.
 	timeout time.Duration
-	// noMemo makes every run, even one that repeats a passing run.
+	// noMemo makes every run, even one that repeats a run already made.
 	noMemo bool
 	// wrap is RunOptions.Wrap of every run (SearchOptions.Wrap, as
 	// runWrap makes it).
 	wrap func(run func())
+	// memoAnswered, if set, is called for every failing run the memo
+	// answers without making it.
+	memoAnswered func()
 }
 
 // Plan is what a property needs to draw schedules for a scenario: its
@@ -77,7 +80,7 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 	}
 	sc := p.shape.sc
 	hung := false
-	var passed *passedRuns // from the first failure on, while rapid shrinks
+	var made *runMemo // from the first failure on, while rapid shrinks
 	return func(t *rapid.T) {
 		var inputs Transitions
 		if p.shape.inputs != nil {
@@ -87,46 +90,67 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 		if p.gen != nil {
 			sched = p.gen.Draw(t, "faults")
 		}
-		ch := &rapidChooser{t: t, keep: passed != nil}
+		ch := &rapidChooser{t: t, keep: made != nil}
 		chooser := newChooser(t, ch)
 		var key string
+		var failed *failedRun
 		if ch.keep {
 			var err error
 			// A schedule or inputs that cannot be written down are
 			// run every time.
 			if key, err = prefixKey(inputs, sched, chooser); err != nil {
 				ch.keep = false
-			} else if passed.walk(key, ch) {
-				return // a run already made, which passed
+			} else if end := made.walk(key, ch); end != nil {
+				if end.failed == nil {
+					return // a run already made, which passed
+				}
+				// A run already made, which failed: it fails again as
+				// it did, from the same line, since rapid tells
+				// failures apart by their traceback (docs/design.md,
+				// "Shrinking without re-running").
+				failed = end.failed
+				if cfg.memoAnswered != nil {
+					cfg.memoAnswered()
+				}
+				if cfg.observe != nil {
+					cfg.observe(failed.out, failed.choices)
+				}
 			}
 		}
-		opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, Wrap: cfg.wrap, refs: p.shape.refs}
-		if hung {
-			opts.Timeout = afterHang(opts.timeout(sc))
-		}
-		out, err := p.execute(sched, chooser, opts)
-		if err != nil {
-			failScenario(t, err.Error())
-		}
-		if ch.nondeterministic != "" {
-			failScenario(t, ch.nondeterministic)
-		}
-		if out.Failure != nil && out.Failure.Verdict == Hang {
-			hung = true
-		}
-		if cfg.observe != nil {
-			cfg.observe(out, ch.log)
-		}
-		if out.Failure != nil {
-			if passed == nil && !cfg.noMemo {
-				passed = &passedRuns{}
+		if failed == nil {
+			opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, Wrap: cfg.wrap, refs: p.shape.refs}
+			if hung {
+				opts.Timeout = afterHang(opts.timeout(sc))
 			}
-			t.Logf("trace of the failing run:\n%v", lazyTrace{out.Cluster.Trace()})
-			fail(t, out.Failure, sched)
+			out, err := p.execute(sched, chooser, opts)
+			if err != nil {
+				failScenario(t, err.Error())
+			}
+			if ch.nondeterministic != "" {
+				failScenario(t, ch.nondeterministic)
+			}
+			if out.Failure != nil && out.Failure.Verdict == Hang {
+				hung = true
+			}
+			if cfg.observe != nil {
+				cfg.observe(out, ch.log)
+			}
+			if out.Failure == nil {
+				if ch.keep {
+					made.record(key, ch, nil)
+				}
+				return
+			}
+			failed = &failedRun{out: out, sched: sched, choices: append([]int(nil), ch.log...)}
+			if ch.keep {
+				made.record(key, ch, failed)
+			}
+			if made == nil && !cfg.noMemo {
+				made = &runMemo{}
+			}
 		}
-		if ch.keep {
-			passed.record(key, ch)
-		}
+		t.Logf("trace of the failing run:\n%v", lazyTrace{failed.out.Cluster.Trace()})
+		fail(t, failed.out.Failure, failed.sched)
 	}
 }
 

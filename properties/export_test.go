@@ -44,3 +44,10 @@ func WithExecutionBudget(opts ExploreOptions, n int) ExploreOptions {
 	opts.executionBudget = n
 	return opts
 }
+
+// ObservingRuns returns opts calling observe with every run the search
+// makes or its memo answers, and the choices it made.
+func ObservingRuns(opts SearchOptions, observe func(out *Outcome, choices []int)) SearchOptions {
+	opts.observe = observe
+	return opts
+}

@@ -9,33 +9,55 @@ import (
 	"github.com/converge-sim/converge/model"
 )
 
-// passedRuns remembers, once a property has failed, the runs that passed,
+// runMemo remembers, once a property has failed, the runs made since,
 // keyed by everything they drew: the inputs, the fault schedule, the
 // strategy's up-front draws and every choice. rapid's shrinker proposes
 // thousands of bit strings, and most of them decode to a run already made,
 // since it lowers bits that decide no choice's value (docs/design.md,
 // "Shrinking without re-running"). A run is a function of its draws, so a
-// proposal that decodes to a passing run is answered without running it.
-// Failing runs are always run again: rapid's check that a failure
-// reproduces stays a real run.
-type passedRuns struct {
+// proposal that decodes to a run already made is answered without running
+// it: a passing run passes again, and a failing run fails again with its
+// outcome, report and failure site. The first failure is not recorded
+// (the memo starts with it), so rapid's check that it reproduces stays a
+// real run (trap 6 in docs/design.md).
+type runMemo struct {
 	roots map[string]*drawNode
 	nodes int
+	// failures counts the failing runs kept; past maxFailedRuns, failing
+	// runs are made again rather than kept.
+	failures int
 }
 
-// maxDrawNodes bounds the memory of one property's memo: past it, passing
-// runs are no longer recorded (those recorded still answer).
+// maxFailedRuns bounds the failing runs one property's memo keeps: each
+// holds its cluster, for the report of the minimal one.
+const maxFailedRuns = 1 << 8
+
+// maxDrawNodes bounds the memory of one property's memo: past it, runs
+// are no longer recorded (those recorded still answer).
 const maxDrawNodes = 1 << 20
 
 // drawNode is a point of a recorded run: the choice it drew next, among n
 // values, and the runs that went on from each value; passed ends a run
-// that passed.
+// that passed, failed one that failed.
 type drawNode struct {
 	n      int
 	label  string
 	next   []drawEdge
 	passed bool
+	failed *failedRun
 }
+
+// failedRun is what a recorded failing run answers with: its outcome, the
+// schedule it drew and its choices, as the property reports and observes
+// them.
+type failedRun struct {
+	out     *Outcome
+	sched   faults.Schedule
+	choices []int
+}
+
+// end says whether a run ends at d.
+func (d *drawNode) end() bool { return d.passed || d.failed != nil }
 
 type drawEdge struct {
 	value int
@@ -69,18 +91,23 @@ func prefixKey(inputs Transitions, sched faults.Schedule, ch model.Chooser) (str
 }
 
 // walk draws, through ch, the choices of the recorded runs under key for
-// as long as they follow one, and says whether they follow one to its end:
-// a run that passed. The choices drawn are left in ch for the run to take.
-func (m *passedRuns) walk(key string, ch *rapidChooser) bool {
+// as long as they follow one, and returns the end of the one they follow
+// to its end, a run already made; nil if none. The choices drawn are left
+// in ch for the run to take.
+func (m *runMemo) walk(key string, ch *rapidChooser) *drawNode {
 	node := m.roots[key]
-	for node != nil && !node.passed {
+	for node != nil && !node.end() {
 		node = node.child(ch.drawAhead(node.n, node.label))
 	}
-	return node != nil
+	return node
 }
 
-// record adds the run under key that drew ch's choices and passed.
-func (m *passedRuns) record(key string, ch *rapidChooser) {
+// record adds the run under key that drew ch's choices and passed (failed
+// nil), or failed as failed says.
+func (m *runMemo) record(key string, ch *rapidChooser, failed *failedRun) {
+	if failed != nil && m.failures >= maxFailedRuns {
+		return
+	}
 	if m.roots == nil {
 		m.roots = map[string]*drawNode{}
 	}
@@ -107,6 +134,11 @@ func (m *passedRuns) record(key string, ch *rapidChooser) {
 			m.nodes++
 		}
 		node = next
+	}
+	if failed != nil {
+		node.failed = failed
+		m.failures++
+		return
 	}
 	node.passed = true
 }

@@ -18,17 +18,17 @@ import (
 func TestPassedRunsAnswerOnlyTheirOwnDraws(t *testing.T) {
 	tb := &quiettb.TB{}
 	rapid.Check(tb, func(rt *rapid.T) {
-		m := &passedRuns{}
+		m := &runMemo{}
 		run := &rapidChooser{t: rt, keep: true}
 		run.Choose(1, "a")
 		run.Choose(1, "b")
-		m.record("k", run)
+		m.record("k", run, nil)
 		assert.Equal(t, 3, m.nodes, "a node per draw, and the end")
 
 		again := &rapidChooser{t: rt, keep: true}
-		assert.True(t, m.walk("k", again), "the same prefix and draws")
+		assert.NotNil(t, m.walk("k", again), "the same prefix and draws")
 		assert.Equal(t, 2, again.ahead, "both choices drawn ahead")
-		assert.False(t, m.walk("other", &rapidChooser{t: rt, keep: true}), "another prefix")
+		assert.Nil(t, m.walk("other", &rapidChooser{t: rt, keep: true}), "another prefix")
 
 		odd := &rapidChooser{t: rt, keep: true}
 		odd.drawAhead(1, "a")

@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,4 +58,61 @@ func TestAShrinkBuildsFewClusters(t *testing.T) {
 	}
 	assert.Less(t, *builds, 6000, "clusters built by six searches and their shrinks")
 	t.Logf("%d builds", *builds)
+}
+
+// TestShrinkingRunsEachFailingRunOnce: rapid's shrinker proposes many bit
+// strings that decode to a failing run already made, and checks each
+// smaller failure twice; the memo answers them, so every distinct failing
+// run (its schedule and choices) executes once. The first failure alone
+// executes twice: rapid reproduces it before shrinking, a real run, so
+// that a nondeterministic scenario is still reported (trap 6). Without the
+// memo, the same failing runs execute again and again, and the
+// counterexample and its report are the same either way.
+func TestShrinkingRunsEachFailingRunOnce(t *testing.T) {
+	search := func(opts properties.SearchOptions) (*properties.SearchResult, map[string]int, string) {
+		made := map[string]map[*properties.Outcome]bool{}
+		var first string
+		opts = properties.ObservingRuns(opts, func(out *properties.Outcome, choices []int) {
+			if out.Failure == nil {
+				return
+			}
+			key := fmt.Sprintf("%s %v %v", out.Schedule, out.Inputs, choices)
+			if first == "" {
+				first = key
+			}
+			if made[key] == nil {
+				made[key] = map[*properties.Outcome]bool{}
+			}
+			made[key][out] = true // a run made is a new outcome; an answer repeats one
+		})
+		res, err := properties.Search(scenarios.ReplicaSetEdge(), faults.Mix{faults.KindDrop}, opts)
+		require.NoError(t, err)
+		require.NotNil(t, res.Counterexample)
+		counts := map[string]int{}
+		for key, outs := range made {
+			counts[key] = len(outs)
+		}
+		return res, counts, first
+	}
+	opts := properties.SearchOptions{Test: t, Checks: 1000, Seed: 1}
+	with, counts, first := search(opts)
+	require.Greater(t, len(counts), 1, "distinct failing runs")
+	for key, n := range counts {
+		if key == first {
+			assert.Equal(t, 2, n, "the first failure, and rapid's reproduction of it")
+			continue
+		}
+		assert.Equal(t, 1, n, "executions of the failing run %s", key)
+	}
+
+	without, again, _ := search(properties.WithoutMemo(opts))
+	most := 0
+	for _, n := range again {
+		most = max(most, n)
+	}
+	assert.Greater(t, most, 2, "without the memo, a failing run executes again and again")
+	assert.Equal(t, without.Counterexample.Report(), with.Counterexample.Report())
+	assert.Equal(t, without.Counterexample.Choices, with.Counterexample.Choices)
+	assert.Equal(t, without.Counterexample.Trace.Hash(), with.Counterexample.Trace.Hash())
+	t.Logf("%d distinct failing runs; without the memo one of them executed %d times", len(counts), most)
 }

@@ -3,6 +3,7 @@ package properties
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -63,10 +64,22 @@ type SearchOptions struct {
 	// ignores its *rapid.T and with a nil *rapid.T: a Wrap hands its
 	// *rapid.T to the property and uses it no further, as InBubble does.
 	Wrap func(prop func(*rapid.T)) func(*rapid.T)
+	// Progress, if set, gets a line after the 64th run of a search, the
+	// 128th, the 256th and so on at every power of two: runs so far
+	// (those made, those the memo answered), whether a failure was found
+	// and, while rapid shrinks it, the size of the current failing run
+	// and its virtual time, and the wall time since the search began. A
+	// long shrink then says how it goes. The lines are no part of a
+	// result: the same seed gives the same counterexample and report
+	// with them or without. CheckWith writes them to stderr.
+	Progress io.Writer
 
 	// noMemo makes every run of the search, the tests that compare
-	// searches with the memo of passing runs and without it.
+	// searches with the memo of runs already made and without it.
 	noMemo bool
+	// observe, if set, sees every run the search makes or the memo
+	// answers, as propConfig.observe.
+	observe func(out *Outcome, choices []int)
 }
 
 // runWrap turns a Wrap of SearchOptions (CheckOptions, ExploreOptions)
@@ -300,7 +313,12 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		choices   []int
 		times     []model.Time
 	)
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), observe: func(out *Outcome, ch []int) {
+	prog := newProgress(opts.Progress, sc.Name+"/"+p.mix.String())
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: prog.answered, observe: func(out *Outcome, ch []int) {
+		if opts.observe != nil {
+			opts.observe(out, ch)
+		}
+		prog.observed(out, ch)
 		last = out
 		if !failedYet {
 			runs++
@@ -313,6 +331,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 			minimal, choices = out, ch
 		}
 	}})
+	prop = prog.wrap(prop)
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + p.mix.String()}
 	rapid.Check(tb, prop)
 
