@@ -88,11 +88,16 @@ type apiServer struct {
 // installAPIServer makes the model's API server behave as Kubernetes' for
 // the converter's kinds: generation only where Kubernetes keeps one, the
 // built-in kinds' defaulting and validation (package admit), and with
-// crds, the custom resources' defaulting and validation.
-func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options) {
+// crds, the custom resources' defaulting and validation; and the
+// operator's webhooks wh, as a real API server orders them: mutating
+// webhooks after the built-in defaulting, validating ones last
+// (docs/design.md, "An operator's webhooks").
+func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options, wh *webhooks) {
 	e.now = c.Now
 	e.ownership() // created now, so that every client's copy of the env shares it
 	s := c.Server()
+	// Last in the chain, whichever way this returns.
+	defer s.AddAdmission(wh.validate)
 	e.reject = s.RecordRejection
 	for _, kind := range withoutGeneration(e.conv) {
 		s.SetGenerationRule(kind, model.GenerationNone)
@@ -103,6 +108,7 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options)
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
 		return admit.Defaults(e.conv)(caller, verb, old, obj)
 	})
+	s.AddAdmission(wh.mutate)
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
 		return admit.Builtin(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
 	})

@@ -49,6 +49,14 @@ func (cl *modelClient) apiError(err error, gvk schema.GroupVersionKind, name str
 		return apierrors.NewServiceUnavailable(msg)
 	case model.ReasonExpired:
 		return apierrors.NewResourceExpired(msg)
+	case model.ReasonForbidden:
+		// A webhook's denial: the real server returns the webhook's
+		// message as it is, not NewForbidden's "<resource> is forbidden"
+		// (webhook.go).
+		return &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+			Details: &metav1.StatusDetails{Group: gvk.Group, Kind: res.Resource, Name: name}, Message: msg,
+		}}
 	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusInternalServerError,

@@ -89,6 +89,9 @@ type Manager struct {
 	random *runRandom
 	// resources is what GetConfig's API serves, built on its first request.
 	resources *resourceTable
+	// webhooks are the operator's admission webhooks the API server
+	// calls (webhook.go).
+	webhooks *webhooks
 }
 
 // NewManager returns a manager for controllers of cluster c whose objects
@@ -117,10 +120,11 @@ func NewManager(c *model.Cluster, conv *convert.Converter, opts ManagerOptions) 
 		opts.Logger = logr.Discard()
 	}
 	e := newEnv(conv, scoped)
-	installAPIServer(c, e, opts.CRDs, opts.CRDOptions)
+	wh := &webhooks{e: e}
+	installAPIServer(c, e, opts.CRDs, opts.CRDOptions, wh)
 	e.memo = memo{}
 	return &Manager{env: e, cluster: c, opts: opts, clock: newVirtualClock(conv, opts.StopClockWhenFaultsEnd),
-		random: &runRandom{c: c}, resources: newResourceTable(e, opts.CRDs)}, nil
+		random: &runRandom{c: c}, resources: newResourceTable(e, opts.CRDs), webhooks: wh}, nil
 }
 
 // Cluster returns the model cluster.

@@ -58,6 +58,13 @@ type SetupOptions struct {
 	// the model runs no goroutines of its own. A cache.Cache is refused
 	// whatever it says (see projectManager.Add).
 	Inert func(manager.Runnable) bool
+	// Webhooks declares, by path, the webhooks the setup registers with
+	// GetWebhookServer().Register at a path ctrl.NewWebhookManagedBy
+	// would not generate: which kinds each handles and whether it
+	// mutates (webhook.go). The model's API server calls every
+	// registered webhook; a path neither generated nor declared is an
+	// error.
+	Webhooks map[string]Webhook
 
 	_ struct{}
 }
@@ -77,6 +84,12 @@ func (m *Manager) Setup(setup SetupFunc, opts SetupOptions) error {
 	probe.inert = opts.Inert
 	ctrls, err := probe.run(setup)
 	if err != nil {
+		return err
+	}
+	// The webhooks of the first run are the API server's from now on;
+	// later runs (controller starts) register theirs on servers of their
+	// own, which nothing calls.
+	if err := m.webhooks.install(probe.webhook, opts.Webhooks); err != nil {
 		return err
 	}
 	for _, r := range probe.unrun {
@@ -252,7 +265,7 @@ var _ manager.Manager = (*projectManager)(nil)
 // fields, rejections).
 func (m *Manager) newProjectManager(mc model.Client, name string) *projectManager {
 	e := &env{conv: m.conv, mapper: m.mapper, apiServer: m.apiServer, indexes: map[indexKey]map[string]client.IndexerFunc{}, memo: m.memo, pin: m.pin}
-	pm := &projectManager{m: m, env: e, webhook: &webhookServer{}}
+	pm := &projectManager{m: m, env: e, webhook: newWebhookServer()}
 	var r reader = unbound{}
 	var w writer = unbound{}
 	var live reader = unbound{}
@@ -276,9 +289,6 @@ func (m *Manager) newProjectManager(mc model.Client, name string) *projectManage
 func (pm *projectManager) run(setup SetupFunc) ([]*runningController, error) {
 	if err := setup(pm); err != nil {
 		return nil, err
-	}
-	if pm.webhook.paths != nil {
-		pm.errs = append(pm.errs, fmt.Errorf("GetWebhookServer().Register(%s): the model's API server calls no webhooks; set up webhooks outside the function handed to Setup", strings.Join(pm.webhook.paths, ", ")))
 	}
 	if err := errors.Join(pm.errs...); err != nil {
 		return nil, err
@@ -445,8 +455,8 @@ func (pm *projectManager) Start(context.Context) error {
 	return errors.New("Start: the model runs the controllers; hand the setup to Manager.Setup and check the scenario")
 }
 
-// GetWebhookServer returns a server that records registrations; Setup
-// reports any as an error, since the model calls no webhooks.
+// GetWebhookServer returns a server that records registrations: the
+// model's API server calls the webhooks the setup registers (webhook.go).
 func (pm *projectManager) GetWebhookServer() webhook.Server { return pm.webhook }
 
 // GetConverterRegistry returns an empty registry: the model stores one
@@ -472,19 +482,6 @@ func (pm *projectManager) transport() *restTransport {
 	}
 	return pm.rest
 }
-
-// webhookServer records webhook registrations for Setup to refuse.
-type webhookServer struct{ paths []string }
-
-func (w *webhookServer) NeedLeaderElection() bool             { return false }
-func (w *webhookServer) Register(path string, _ http.Handler) { w.paths = append(w.paths, path) }
-func (w *webhookServer) Start(context.Context) error {
-	return errors.New("GetWebhookServer().Start: the model serves no webhooks")
-}
-func (w *webhookServer) StartedChecker() healthz.Checker {
-	return func(*http.Request) error { return errors.New("the model serves no webhooks") }
-}
-func (w *webhookServer) WebhookMux() *http.ServeMux { return http.NewServeMux() }
 
 // unbound is the reader and writer of the probe run's client: the setup
 // runs before any controller, so there is nothing to read or write yet.

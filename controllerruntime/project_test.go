@@ -4,7 +4,6 @@ package controllerruntime_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,7 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // setupReplicaSet is a SetupWithManager as a scaffold writes it, over the
@@ -265,13 +263,6 @@ func TestUnsupportedFeaturesAreErrorsThatNameThem(t *testing.T) {
 			_, err = cs.CoreV1().ConfigMaps("default").Get(context.Background(), "a", metav1.GetOptions{})
 			return err
 		}, "before any controller runs"},
-		// The scaffolded webhook's SetupWebhookWithManager.
-		"webhook builder": {func(m manager.Manager) error {
-			if err := ctrl.NewWebhookManagedBy(m, &appsv1.ReplicaSet{}).WithValidator(rejectAll{}).Complete(); err != nil {
-				return err
-			}
-			return rs(m).SetupWithManager(m)
-		}, "GetWebhookServer().Register(/validate-apps-v1-replicaset)"},
 		"webhook server start": {func(m manager.Manager) error {
 			return m.GetWebhookServer().Start(context.Background())
 		}, "GetWebhookServer().Start"},
@@ -297,19 +288,6 @@ func TestUnsupportedFeaturesAreErrorsThatNameThem(t *testing.T) {
 			assert.True(t, strings.Contains(err.Error(), tc.want), "%q must name %q", err, tc.want)
 		})
 	}
-}
-
-// rejectAll is a scaffolded webhook's validator.
-type rejectAll struct{}
-
-func (rejectAll) ValidateCreate(context.Context, *appsv1.ReplicaSet) (admission.Warnings, error) {
-	return nil, errors.New("no")
-}
-func (rejectAll) ValidateUpdate(context.Context, *appsv1.ReplicaSet, *appsv1.ReplicaSet) (admission.Warnings, error) {
-	return nil, errors.New("no")
-}
-func (rejectAll) ValidateDelete(context.Context, *appsv1.ReplicaSet) (admission.Warnings, error) {
-	return nil, errors.New("no")
 }
 
 // TestDocumentedNoOpsAreAccepted: probes, leader election and the

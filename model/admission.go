@@ -16,6 +16,14 @@ import (
 // not-found and resourceVersion checks and before the no-op check, so a
 // default that fills an absent field is a change, and an update that
 // changes nothing once defaulted writes nothing.
+//
+// It runs for delete too (VerbDelete), as a real API server sends DELETE
+// requests through its admission chain (a validating webhook may refuse
+// one): old is the stored object and obj is nil, so a step that does not
+// judge deletes must return early on VerbDelete before it reads obj. An
+// error refuses the delete; nothing is changed. The delete an eviction
+// makes does not pass through it, as in Kubernetes. See docs/design.md,
+// "An operator's webhooks".
 type Admission func(caller string, verb Verb, old, obj *Object) error
 
 // AddAdmission appends fn to the server's admission chain. The steps run
@@ -90,11 +98,16 @@ type rejectionKey struct {
 	ref    Ref
 }
 
-// admit runs the admission chain on a candidate and records a rejection.
+// admit runs the admission chain on a candidate (nil for a delete, whose
+// object is old) and records a rejection.
 func (s *Server) admit(caller string, verb Verb, old, obj *Object) error {
 	for _, fn := range s.admission {
 		if err := fn(caller, verb, old, obj); err != nil {
-			s.recordRejection(caller, verb, obj.Ref(), err)
+			ref := old
+			if obj != nil {
+				ref = obj
+			}
+			s.recordRejection(caller, verb, ref.Ref(), err)
 			return err
 		}
 	}

@@ -9,7 +9,10 @@ import (
 
 // maxReplicas rejects a spec.replicas above 3 and defaults an absent one
 // to 1.
-func maxReplicas(_ string, _ Verb, _, obj *Object) error {
+func maxReplicas(_ string, verb Verb, _, obj *Object) error {
+	if verb == VerbDelete {
+		return nil
+	}
 	if _, ok := obj.Spec.Get("replicas"); !ok {
 		obj.Spec.Set("replicas", int64(1))
 	}
@@ -98,4 +101,64 @@ func TestGenerationAnyChangeKeepsStatusInTheObject(t *testing.T) {
 	rv := s.Revision()
 	require.NoError(t, s.Update("test", n))
 	assert.Equal(t, rv, s.Revision(), "a no-op stays one")
+}
+
+// TestAdmissionSeesDeletes: a delete passes through the admission chain
+// with the stored object as old and no new one; a refused delete removes
+// nothing, is recorded as a rejection, and the garbage collector's
+// refused delete of an orphan is recorded too, not a crash.
+func TestAdmissionSeesDeletes(t *testing.T) {
+	s, _ := newTestServer(10)
+	type seen struct {
+		verb Verb
+		old  string
+		obj  bool
+	}
+	var calls []seen
+	s.AddAdmission(func(_ string, v Verb, old, obj *Object) error {
+		c := seen{verb: v, obj: obj != nil}
+		if old != nil {
+			c.old = old.Name
+		}
+		calls = append(calls, c)
+		if v == VerbDelete && old.Labels.Value("protected") == "true" {
+			return &StatusError{Reason: ReasonForbidden, Message: "protected objects cannot be deleted"}
+		}
+		return nil
+	})
+
+	free := pod("free")
+	require.NoError(t, s.Create("test", free))
+	require.NoError(t, s.Delete("test", free.Ref(), DeleteOptions{}))
+	assert.Nil(t, s.Peek(free.Ref()))
+	assert.Equal(t, []seen{{VerbCreate, "", true}, {VerbDelete, "free", false}}, calls)
+
+	owner := &Object{Kind: "ReplicaSet", Namespace: "default", Name: "web"}
+	require.NoError(t, s.Create("test", owner))
+	kept := pod("kept")
+	kept.Labels = NewLabels(map[string]string{"protected": "true"})
+	kept.OwnerReferences = []OwnerReference{NewOwnerReference(owner)}
+	require.NoError(t, s.Create("test", kept))
+
+	mark := s.RejectionMark()
+	rv := s.Revision()
+	err := s.Delete("user", kept.Ref(), DeleteOptions{})
+	require.True(t, IsForbidden(err), "got %v", err)
+	assert.Equal(t, rv, s.Revision(), "a refused delete writes nothing")
+	require.NotNil(t, s.Peek(kept.Ref()))
+
+	require.NoError(t, s.Delete("test", owner.Ref(), DeleteOptions{}))
+	require.True(t, s.GCPending(), "the orphan is queued for the collector")
+	require.NotPanics(t, func() { s.CollectGarbage() })
+	assert.NotNil(t, s.Peek(kept.Ref()), "the collector's refused delete leaves the orphan")
+	assert.Contains(t, s.gcDid, "refused")
+	assert.False(t, s.GCPending(), "a refused delete is not retried at once: the collector does not spin")
+
+	rej := s.Rejections(mark)
+	require.Len(t, rej, 2)
+	assert.Equal(t, []string{"user", GarbageCollector}, []string{rej[0].Caller, rej[1].Caller})
+	for _, r := range rej {
+		assert.Equal(t, VerbDelete, r.Verb)
+		assert.Equal(t, kept.Ref(), r.Ref)
+	}
 }

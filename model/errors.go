@@ -20,6 +20,9 @@ const (
 	ReasonInternal      Reason = "InternalError"
 	ReasonUnavailable   Reason = "ServiceUnavailable"
 	ReasonExpired       Reason = "Expired"
+	// ReasonForbidden is an admission step's refusal that names no field,
+	// as a webhook's denial (403) is on a real server.
+	ReasonForbidden Reason = "Forbidden"
 )
 
 // StatusError is the error every API call returns. A caller must not
@@ -93,6 +96,10 @@ func IsConflict(err error) bool { return ReasonOf(err) == ReasonConflict }
 
 // IsExpired reports whether err says a watch asked for compacted history.
 func IsExpired(err error) bool { return ReasonOf(err) == ReasonExpired }
+
+// IsForbidden reports whether an admission step refused the write (a
+// webhook's denial).
+func IsForbidden(err error) bool { return ReasonOf(err) == ReasonForbidden }
 
 // IsInvalid reports whether the server rejected the object as malformed.
 func IsInvalid(err error) bool { return ReasonOf(err) == ReasonInvalid }

@@ -50,7 +50,7 @@ func (s *Server) Evict(caller string, ref Ref) error {
 				return err
 			}
 		}
-		return s.Delete(caller, ref, DeleteOptions{UID: pod.UID})
+		return s.delete(caller, ref, DeleteOptions{UID: pod.UID}, false)
 	})
 	if err != nil {
 		return err

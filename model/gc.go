@@ -59,8 +59,15 @@ func (s *Server) CollectGarbage() (Ref, bool) {
 	}
 	if s.orphaned(o) && !o.Deleting() {
 		// The collector is part of the control plane: faults never fail it.
+		mark := s.rejectSeq
 		err := s.unchecked(func() error { return s.Delete(GarbageCollector, ref, DeleteOptions{UID: o.UID}) })
-		if err != nil {
+		switch {
+		case err != nil && s.rejectSeq != mark:
+			// An admission step (a webhook) refused the delete: the
+			// rejection is recorded (Rejections), the dependent stays,
+			// and the next write to it queues it again (see orphaned).
+			s.gcDid = "delete of orphan " + ref.String() + " refused: " + err.Error()
+		case err != nil:
 			panic(fmt.Sprintf("model: garbage collector could not delete %s: %v", ref, err))
 		}
 	}

@@ -540,8 +540,17 @@ func reflect(obj, stored *Object, same parts) {
 // for the garbage collector. The Orphan and Foreground policies add their
 // finalizer and leave the rest to the collector; a policy given to an
 // object already being deleted switches its finalizer (see
-// propagation.go). An unknown policy is Invalid.
+// propagation.go). An unknown policy is Invalid. The admission chain sees
+// the delete (VerbDelete, with the stored object as old and a nil obj)
+// and may refuse it.
 func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
+	return s.delete(caller, ref, opts, true)
+}
+
+// delete is Delete; admit says whether the admission chain sees it (an
+// eviction's delete does not: as in Kubernetes, admission judged the
+// eviction instead).
+func (s *Server) delete(caller string, ref Ref, opts DeleteOptions, admit bool) error {
 	if err := opts.Propagation.validate(ref); err != nil {
 		return err
 	}
@@ -555,6 +564,14 @@ func (s *Server) Delete(caller string, ref Ref, opts DeleteOptions) error {
 	}
 	if err := s.preconditions(stored, opts.UID, opts.ResourceVersion); err != nil {
 		return err
+	}
+	if admit && len(s.admission) > 0 {
+		// Admission sees the delete, old the stored object and no new
+		// one; a step may refuse it (docs/design.md, "An operator's
+		// webhooks").
+		if err := s.admit(caller, VerbDelete, stored, nil); err != nil {
+			return err
+		}
 	}
 	w := Write{Caller: caller, Verb: VerbDelete, Old: stored, Propagation: opts.Propagation}
 	if fs, changed := opts.Propagation.finalizers(stored.Finalizers); changed {

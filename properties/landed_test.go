@@ -54,8 +54,8 @@ func mirror(c *model.Cluster, label string) model.Controller {
 
 // refuseBad is an admission step that rejects a Cache whose spec says
 // bad, as a CRD's validation would.
-func refuseBad(_ string, _ model.Verb, _, obj *model.Object) error {
-	if obj.Kind == "Cache" && obj.Spec.Has("bad") {
+func refuseBad(_ string, verb model.Verb, _, obj *model.Object) error {
+	if verb != model.VerbDelete && obj.Kind == "Cache" && obj.Spec.Has("bad") {
 		return &model.StatusError{Reason: model.ReasonInvalid, Message: "spec.bad: Forbidden"}
 	}
 	return nil
@@ -313,7 +313,10 @@ func porter() model.Controller {
 
 // validPorts rejects a Service whose port is not in 1-65535, as a real
 // API server validates built-in kinds.
-func validPorts(_ string, _ model.Verb, _, obj *model.Object) error {
+func validPorts(_ string, verb model.Verb, _, obj *model.Object) error {
+	if verb == model.VerbDelete {
+		return nil
+	}
 	if p := obj.Spec.Int("port"); obj.Kind == "Service" && (p < 1 || p > 65535) {
 		return &model.StatusError{Reason: model.ReasonInvalid, Message: "spec.port: Invalid value: must be between 1 and 65535"}
 	}

@@ -12,7 +12,10 @@ import (
 
 // atMostTwoTracked is a stand-in for a schema's maxItems: the API server
 // rejects a ReplicaSet status that tracks more than two replicas.
-func atMostTwoTracked(_ string, _ model.Verb, _, obj *model.Object) error {
+func atMostTwoTracked(_ string, verb model.Verb, _, obj *model.Object) error {
+	if verb == model.VerbDelete {
+		return nil
+	}
 	if n := obj.Status.Int("tracked"); n > 2 {
 		return &model.StatusError{Reason: model.ReasonInvalid, Message: "status.tracked is too large",
 			Causes: []model.Cause{{Type: "FieldValueTooMany", Field: "status.tracked", Message: "must have at most 2 items", Rule: "maxItems: 2"}}}

@@ -38,6 +38,9 @@ type Options struct {
 // kinds pass unchecked.
 func (s *Set) Admission(conv *convert.Converter, opts Options) model.Admission {
 	return func(_ string, verb model.Verb, old, obj *model.Object) error {
+		if verb == model.VerbDelete {
+			return nil // a delete has nothing to default or validate
+		}
 		gvk, err := conv.GVK(obj.Kind)
 		if err != nil {
 			return nil // not a kind of this converter: someone else's object

@@ -33,7 +33,7 @@ func Install(c *model.Cluster) { c.Server().AddAdmission(Validate) }
 // both sides, as the real API server's semantic equality cannot tell an
 // empty struct, list or map from an absent one once defaulted.
 func Validate(_ string, verb model.Verb, old, obj *model.Object) error {
-	if obj.Kind != Kind || verb != model.VerbUpdate {
+	if verb != model.VerbUpdate || obj.Kind != Kind {
 		return nil
 	}
 	if equalFixed(old.Spec, obj.Spec) {

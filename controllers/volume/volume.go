@@ -152,10 +152,10 @@ func Install(c *model.Cluster) {
 //
 // Every rejection is Invalid, with a cause naming the field. (Kubernetes
 // returns the storage class refusal from an admission plugin as Forbidden;
-// the model has no Forbidden reason.)
+// the model keeps Invalid, with its cause.)
 func Admission(state func() model.State) model.Admission {
 	return func(_ string, verb model.Verb, old, obj *model.Object) error {
-		if obj.Kind != ClaimKind {
+		if verb == model.VerbDelete || obj.Kind != ClaimKind {
 			return nil
 		}
 		switch verb {

@@ -3,11 +3,9 @@ package trustmanager
 import (
 	trustapi "github.com/cert-manager/trust-manager/pkg/apis/trust/v1alpha1"
 	trustmanagerapi "github.com/cert-manager/trust-manager/pkg/apis/trustmanager/v1alpha2"
-	"github.com/cert-manager/trust-manager/pkg/bundle/controller"
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -29,9 +27,7 @@ func InputsScenario(name string, w World, in *properties.Inputs) properties.Scen
 			if err != nil {
 				return nil, err
 			}
-			err = mgr.Setup(func(m ctrl.Manager) error {
-				return (&controller.BundleReconciler{Client: m.GetClient()}).SetupWithManager(m)
-			}, crt.SetupOptions{})
+			err = mgr.Setup(Setup, crt.SetupOptions{})
 			if err != nil {
 				return nil, err
 			}

@@ -19,6 +19,7 @@ import (
 	trustapi "github.com/cert-manager/trust-manager/pkg/apis/trust/v1alpha1"
 	trustmanagerapi "github.com/cert-manager/trust-manager/pkg/apis/trustmanager/v1alpha2"
 	"github.com/cert-manager/trust-manager/pkg/bundle/controller"
+	"github.com/cert-manager/trust-manager/pkg/webhook"
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/controllerruntime/crd"
@@ -87,9 +88,7 @@ func Scenario(name string, w World) properties.Scenario {
 			if err != nil {
 				return nil, err
 			}
-			err = mgr.Setup(func(m ctrl.Manager) error {
-				return (&controller.BundleReconciler{Client: m.GetClient()}).SetupWithManager(m)
-			}, crt.SetupOptions{Goals: map[string]crt.GoalFunc{"bundle": Migrated}})
+			err = mgr.Setup(Setup, crt.SetupOptions{Goals: map[string]crt.GoalFunc{"bundle": Migrated}})
 			if err != nil {
 				return nil, err
 			}
@@ -103,6 +102,20 @@ func Scenario(name string, w World) properties.Scenario {
 			{Resource: "ClusterBundle"},
 		},
 	}
+}
+
+// Setup sets up the manager as trust-manager's main does for Bundles:
+// the Bundle migration controller, and the validating webhook of Bundles
+// (pkg/webhook, registered by its SetupWebhookWithManager as main
+// registers it), which the model's API server calls on every create,
+// update and delete of a Bundle (docs/design.md, "An operator's
+// webhooks"): a Bundle the webhook refuses never reaches the controller,
+// as in a cluster.
+func Setup(m ctrl.Manager) error {
+	if err := (&controller.BundleReconciler{Client: m.GetClient()}).SetupWithManager(m); err != nil {
+		return err
+	}
+	return webhook.SetupWebhookWithManager(m)
 }
 
 // New returns a Bundle of one inline source, placed into ConfigMaps under

@@ -1,9 +1,13 @@
 package trustmanager_test
 
 import (
+	"strings"
 	"testing/synctest"
 
+	trustapi "github.com/cert-manager/trust-manager/pkg/apis/trust/v1alpha1"
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sync"
 	"testing"
 
@@ -59,4 +63,39 @@ func TestAppliesEveryBundle(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTheBundleWebhookRuns: trust-manager's own validating webhook,
+// registered by Setup as its main registers it, refuses through the
+// model's API server a Bundle its CRD admits: a Secret source with
+// neither key nor includeAllKeys.
+func TestTheBundleWebhookRuns(t *testing.T) {
+	w, err := world()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := trustmanager.Scenario("bundle", w).Build(model.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := trustmanager.New("bad", "ca")
+	b.Spec.Sources = []trustapi.BundleSource{{Secret: &trustapi.SourceObjectKeySelector{Selector: &metav1.LabelSelector{}}}}
+	mo, err := w.Conv.ToModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Server().Create("user", mo)
+	if !model.IsForbidden(err) || !strings.Contains(err.Error(), "source secret key must be defined when includeAllKeys is false") {
+		t.Fatalf("want the webhook's denial, got %v", err)
+	}
+	if c.Server().Peek(mo.Ref()) != nil {
+		t.Fatal("a refused Bundle is stored")
+	}
+	good := trustmanager.New("good", "ca")
+	if mo, err = w.Conv.ToModel(good); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Server().Create("user", mo); err != nil {
+		t.Fatalf("a valid Bundle is refused: %v", err)
+	}
 }
