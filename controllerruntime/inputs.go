@@ -20,6 +20,8 @@ type InputsOptions struct {
 	// input space included: the fields to draw (Fields), pinned values
 	// (Pin) and values narrower than the CRD's (Ranges, OneOf), in the
 	// CRD's spelling ("spec.size"), checked against its schema by Inputs.
+	// Gen.Target, often the target object itself, keeps every field
+	// the space does not name at the target's value.
 	Gen crd.GenOptions
 	// Max bounds the transitions of a run (properties.Inputs.Max); zero
 	// is properties.DefaultMaxTransitions.

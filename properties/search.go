@@ -73,6 +73,11 @@ type SearchOptions struct {
 	// result: the same seed gives the same counterexample and report
 	// with them or without. CheckWith writes them to stderr.
 	Progress io.Writer
+	// ShrinkTime, when positive, bounds rapid's shrinking
+	// (-rapid.shrinktime): a test that needs a finding and not its
+	// smallest form keeps its CPU bounded. Zero shrinks to the fixed
+	// point, or to the limit a Go test's command line sets.
+	ShrinkTime time.Duration
 
 	// noMemo makes every run of the search, the tests that compare
 	// searches with the memo of runs already made and without it.
@@ -406,7 +411,10 @@ func setRapidFlags(opts SearchOptions) (func(), error) {
 	// In a Go test, a limit set on the command line is the user's, and
 	// stays (docs/design.md, "Reproducible shrinking").
 	want := map[string]string{"rapid.nofailfile": "true", "rapid.seed": strconv.FormatUint(opts.Seed, 10)}
-	if opts.Test == nil || !shrinkTimeSet(os.Args[1:]) {
+	switch {
+	case opts.ShrinkTime > 0:
+		want[shrinkTimeFlag] = opts.ShrinkTime.String()
+	case opts.Test == nil || !shrinkTimeSet(os.Args[1:]):
 		want[shrinkTimeFlag] = unlimitedShrink
 	}
 	if opts.Checks > 0 {

@@ -46,12 +46,14 @@ type GenOptions struct {
 	// that names it. Drawn specs still pass the CRD's validation.
 
 	// Fields lists the fields to draw; a field below a listed one is
-	// drawn too, and a field that Pin, Ranges or OneOf names counts as
-	// listed. Of the others, a required field is drawn at its minimal
-	// value (its default, or its smallest) so that the spec passes the
-	// CRD, and an optional one is left unset, so that the API server's
-	// default applies; the keys of a map list whose items are drawn are
-	// drawn too, so that the items can differ. Empty, every field is
+	// drawn too, and a field that Ranges or OneOf names is drawn as if
+	// listed, so that Ranges or OneOf alone name the fields drawn. Of
+	// the others, a required field is drawn at its minimal value (its
+	// default, or its smallest) so that the spec passes the CRD, and an
+	// optional one is left unset, so that the API server's default
+	// applies; the keys of a map list whose items are drawn are drawn
+	// too, so that the items can differ. When none of Fields, Ranges and
+	// OneOf names a field (no option, or Pin alone), every field is
 	// drawn.
 	Fields []string
 	// Pin fixes fields: every drawn spec carries the value (and so the
@@ -69,6 +71,24 @@ type GenOptions struct {
 	// server sets it whenever the field is absent, so it is in the space
 	// whatever the list says.
 	OneOf map[string][]any
+	// Target is the object the drawn specs start from, such as the
+	// sample the operator ships: a typed object, an unstructured one, or
+	// anything encoding/json marshals to an object with a spec. With a
+	// Target, the fields Fields, Ranges and OneOf name are drawn, Pin
+	// fixes its fields, and every other field keeps the target's value:
+	// a user starts from the sample and draws only what they name. A
+	// field the target lacks is as without a Target (its minimal value
+	// when required, else unset). A list that holds named fields
+	// ("spec.groups[*].replicas") is drawn in length, item i merged with
+	// the target's item i and the items past the target's length with
+	// its last item; in a keyed list (a map list's keys, else a string
+	// "name" of its items, or one named after the list, as "groupName"
+	// of "workerGroupSpecs") such items get distinct keys ("workers-2"),
+	// or, with no string key to make distinct, are left out, so that
+	// the list keeps the target's length. The target's spec must pass
+	// the CRD; fields it does not declare are pruned. A Target with no
+	// field named is an error: every spec would be the same.
+	Target any
 }
 
 // GenStats counts what a spec generator drew: the rejection rate of its
@@ -160,12 +180,22 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 		return nil, fmt.Errorf("crd: %s has no spec in its schema", v.GVK)
 	}
 	b := &genBuilder{opts: opts}
+	var tgt map[string]any
+	var tree *spaceNode
+	crdSpec := s
+	if opts.Target != nil {
+		var err error
+		if tgt, err = v.targetSpec(opts); err != nil {
+			return nil, fmt.Errorf("crd: %s: declared input space: Target: %w", v.GVK, err)
+		}
+	}
 	if opts.declared() {
-		tree, err := space(&s, opts)
+		var err error
+		tree, err = space(&s, opts)
 		if err != nil {
 			return nil, fmt.Errorf("crd: %s: declared input space: %w", v.GVK, err)
 		}
-		narrowed, err := b.narrow(&s, tree, len(opts.Fields) > 0)
+		narrowed, err := b.narrow(&s, tree, opts.names(), tgt)
 		if err != nil {
 			return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
 		}
@@ -178,6 +208,12 @@ func (v *Version) Specs(opts GenOptions) (*rapid.Generator[map[string]any], erro
 	smallest, err := b.minimal(&s, "spec")
 	if err != nil {
 		return nil, fmt.Errorf("crd: %s: %w", v.GVK, err)
+	}
+	if tgt != nil {
+		// Undeclared fields keep the target's value (target.go).
+		merge := func(drawn any) any { return keep(tree, &crdSpec, "spec", tgt, asObject(drawn)) }
+		raw = rapid.Map(raw, merge)
+		smallest = merge(smallest)
 	}
 	fallbacks, err := v.fallbacks(raw, asObject(smallest))
 	if err != nil {

@@ -420,12 +420,24 @@ func oneOf(s *structuralschema.Structural, vals []any) ([]any, error) {
 // fields never; pinned fields at their value, always present; ranges and
 // enums as declared. Without Fields, every field is drawn. The API
 // server's validation of the candidates still uses the CRD's own schema.
-func (b *genBuilder) narrow(spec *structuralschema.Structural, tree *spaceNode, filter bool) (*structuralschema.Structural, error) {
+//
+// With a target (tgt, the target's spec; GenOptions.Target), an ancestor
+// of named fields that the target has is always drawn, so that keep can
+// merge the target's fields into it, and a map list whose keys are not
+// named is drawn as a plain list: its keys are the target's, made
+// distinct by keep (the draw's would all be minimal, and equal).
+func (b *genBuilder) narrow(spec *structuralschema.Structural, tree *spaceNode, filter bool, tgt map[string]any) (*structuralschema.Structural, error) {
 	s := spec.DeepCopy()
-	return s, b.narrowNode(s, tree, "spec", filter)
+	var tgts []any
+	if tgt != nil {
+		tgts = []any{tgt}
+	}
+	return s, b.narrowNode(s, tree, "spec", filter, tgt != nil, tgts)
 }
 
-func (b *genBuilder) narrowNode(s *structuralschema.Structural, n *spaceNode, at string, filter bool) error {
+// narrowNode narrows s, the schema at at, to the space n; tgts are the
+// target's values at at (every item's, below a list), when withTarget.
+func (b *genBuilder) narrowNode(s *structuralschema.Structural, n *spaceNode, at string, filter, withTarget bool, tgts []any) error {
 	if n.listed {
 		filter = false
 	}
@@ -457,14 +469,21 @@ func (b *genBuilder) narrowNode(s *structuralschema.Structural, n *spaceNode, at
 			sub = s.AdditionalProperties.Structural
 		}
 		if filter && s.XListType != nil && *s.XListType == "map" {
-			// The keys of a map list are drawn whole: at their minimal
-			// value, every item would have the same key, and the list
-			// would hold one item at most.
-			for _, k := range s.XListMapKeys {
-				c.child(k).listed = true
+			switch {
+			case withTarget && !c.listed && slices.ContainsFunc(s.XListMapKeys, func(k string) bool {
+				return c.children[k] == nil || !c.children[k].listed
+			}):
+				s.XListType = nil
+			case !withTarget:
+				// The keys of a map list are drawn whole: at their
+				// minimal value, every item would have the same key,
+				// and the list would hold one item at most.
+				for _, k := range s.XListMapKeys {
+					c.child(k).listed = true
+				}
 			}
 		}
-		if err := b.narrowNode(sub, c, at+"[*]", filter); err != nil {
+		if err := b.narrowNode(sub, c, at+"[*]", filter, withTarget, targetItems(tgts)); err != nil {
 			return err
 		}
 	}
@@ -481,10 +500,11 @@ func (b *genBuilder) narrowNode(s *structuralschema.Structural, n *spaceNode, at
 		p := s.Properties[name]
 		switch c := n.children[name]; {
 		case c != nil:
-			if err := b.narrowNode(&p, c, at+"."+name, filter); err != nil {
+			if err := b.narrowNode(&p, c, at+"."+name, filter, withTarget, targets(tgts, name)); err != nil {
 				return err
 			}
-			if c.carriesPin() && !required[name] {
+			keptAncestor := filter && !c.listed && len(targets(tgts, name)) > 0
+			if (c.carriesPin() || keptAncestor) && !required[name] {
 				if vv == nil {
 					vv = &structuralschema.ValueValidation{}
 					s.ValueValidation = vv

@@ -13,6 +13,8 @@ import (
 	"github.com/converge-sim/converge/operators/moddir"
 	"github.com/converge-sim/converge/operators/suite"
 	"github.com/converge-sim/converge/properties"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -56,34 +58,26 @@ func memcachedScenario(t *testing.T) properties.Scenario {
 }
 
 // cronjobGen is the input space the PeriodicJob campaign needs
-// (operators/QUIET.md, "After"), each declaration with the false finding
-// it silences. The ignore of status.lastSuccessfulTime is gone: a time
-// compares as set (docs/design.md, "How states compare").
+// (operators/QUIET.md, "After"): the example's own PeriodicJob is the
+// target, and only the two fields named are drawn (crd.GenOptions.Target);
+// every other field keeps the sample's value. Before the target, the
+// space took 3 restrictions more, each a false finding: the Job
+// template drawn with no container (Job creates rejected forever, seeds
+// 1, 3, 5) now keeps the sample's; startingDeadlineSeconds drawn at 0 or
+// 10 s (goal-unmet by design, seeds 1 and 201) now stays unset.
 func cronjobGen() crd.GenOptions {
 	return crd.GenOptions{
-		Pin: map[string]any{
-			// Before, seeds 1, 3, 5: a drawn Job template with no
-			// container (the CRD admits it, the Job API does not): Job
-			// creates rejected forever.
-			"spec.jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-				"restartPolicy": "Never",
-				"containers":    []any{map[string]any{"name": "report", "image": "report:v1"}},
-			}}}},
-		},
+		Target: cronjob.New("default", "report"),
+		// Drawn for the real finding: at 0 the latest run is made again
+		// forever (TestQuietCronJobSmoke).
+		Fields: []string{"spec.successfulJobsHistoryLimit"},
 		Ranges: map[string]crd.Range{
-			// Before, 10-min run, seeds 3 and 13; after, seed 3: no fixed
-			// point within 5000 steps at intervals of 12478 s and 6432 s
-			// (the scenario's bounds fit the example's 10 s: a periodic
-			// controller always has a next run).
+			// Drawn, within bounds: before, 10-min run, seeds 3 and 13;
+			// after, seed 3: no fixed point within 5000 steps at
+			// intervals of 12478 s and 6432 s (the scenario's bounds fit
+			// the example's 10 s: a periodic controller always has a next
+			// run).
 			"spec.intervalSeconds": {Min: 1, Max: 60},
-			// Seed 1, before and after: goal-unmet, no Job for the latest
-			// run, at startingDeadlineSeconds 0: a deadline of 0 s misses
-			// every run by design, and the example's own goal (which
-			// stays: its reconciler is internal) asks for a Job. After,
-			// 10-min run, seed 201: the same at 10 s, the reconcile of
-			// the run at t=13 came after t=23. At 60 s and more, a run
-			// is missed only by a reconcile a minute late.
-			"spec.startingDeadlineSeconds": {Min: 60, Max: 600},
 		},
 	}
 }
@@ -146,13 +140,22 @@ func TestQuietMemcachedSmoke(t *testing.T) {
 	}
 }
 
-// TestQuietCronJobSmoke: the first runs of the PeriodicJob campaign
-// (seeds 1 to 5; its real finding comes first at seed 31) find nothing.
-// Without the declarations, seed 1 fails (goal-unmet at a deadline of
-// 0 s) and seed 3 too (no fixed point at an interval of hours).
+// TestQuietCronJobSmoke: the PeriodicJob campaign's first finding is the
+// real one, a hot loop at successfulJobsHistoryLimit 0 (operators/QUIET.md),
+// and no false finding comes before it. Shrinking is bounded, so that the
+// default run stays short; the finding's last spec names the limit 0 at
+// any stage of shrinking. Without the target, seed 1 fails (goal-unmet at
+// a deadline of 0 s, or a Job template with no container).
 func TestQuietCronJobSmoke(t *testing.T) {
-	c := suite.Quiet(t, cronjobScenario(t), time.Hour, 5)
-	if c.Runs != 5 || len(c.Findings) != 0 {
-		t.Fatalf("%d runs, %d findings: want 5 runs and none", c.Runs, len(c.Findings))
-	}
+	c := suite.QuietWith(t, cronjobScenario(t), suite.QuietOptions{Budget: time.Hour, MaxRuns: 40, MaxFindings: 1, ShrinkTime: 5 * time.Second})
+	require.Len(t, c.Findings, 1, "%d runs: the hot loop at successfulJobsHistoryLimit 0 is found", c.Runs)
+	f := c.Findings[0]
+	assert.Equal(t, properties.HotLoop, f.Verdict, "%s", f.Report)
+	require.NotEmpty(t, f.Inputs)
+	last := f.Inputs[len(f.Inputs)-1]
+	assert.True(t, last.Has("successfulJobsHistoryLimit"), "%v", last)
+	assert.Zero(t, last.Int("successfulJobsHistoryLimit"), "the real finding: %v", last)
+	assert.Equal(t, "report:v1", last.Str("jobTemplate.spec.template.spec.containers[0].image"), "not declared: the sample's template")
+	assert.False(t, last.Has("startingDeadlineSeconds"), "not declared, absent from the sample: unset")
+	t.Logf("first finding at seed %d, after %d runs: %v", f.Seed, f.Runs, f.Inputs)
 }

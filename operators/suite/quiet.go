@@ -36,6 +36,9 @@ type Finding struct {
 	Details []string
 	// Report is the counterexample's whole report, replay line last.
 	Report string
+	// Inputs are the transitions of the shrunk run, its specs in order:
+	// a test can tell the real finding from a false one by its inputs.
+	Inputs properties.Transitions
 }
 
 // Campaign is what an input campaign found.
@@ -61,6 +64,30 @@ type Campaign struct {
 // state-transition inputs) shows no false finding.
 func Quiet(t *testing.T, sc properties.Scenario, budget time.Duration, maxRuns int) Campaign {
 	t.Helper()
+	return QuietWith(t, sc, QuietOptions{Budget: budget, MaxRuns: maxRuns})
+}
+
+// QuietOptions bound an input campaign (QuietWith).
+type QuietOptions struct {
+	// Budget is the wall time after which no run starts.
+	Budget time.Duration
+	// MaxRuns bounds the runs; 0: no bound.
+	MaxRuns int
+	// MaxFindings ends the campaign after this many findings; 0: no
+	// bound.
+	MaxFindings int
+	// ShrinkTime bounds the shrinking of each finding
+	// (properties.SearchOptions.ShrinkTime); 0: to its fixed point, or
+	// -rapid.shrinktime's limit.
+	ShrinkTime time.Duration
+	_          struct{}
+}
+
+// QuietWith is Quiet with every bound: a test that asserts what a
+// campaign finds keeps its CPU bounded with MaxFindings and ShrinkTime.
+func QuietWith(t *testing.T, sc properties.Scenario, o QuietOptions) Campaign {
+	t.Helper()
+	budget, maxRuns := o.Budget, o.MaxRuns
 	if sc.Inputs == nil {
 		t.Fatalf("scenario %s has no inputs", sc.Name)
 	}
@@ -70,8 +97,8 @@ func Quiet(t *testing.T, sc properties.Scenario, budget time.Duration, maxRuns i
 	}
 	var c Campaign
 	start := time.Now()
-	for seed := uint64(1); time.Since(start) < budget && (maxRuns == 0 || c.Runs < maxRuns); seed++ {
-		res, err := p.Search(properties.SearchOptions{Checks: 1, Seed: seed, Wrap: properties.InBubble(t), Test: t})
+	for seed := uint64(1); time.Since(start) < budget && (maxRuns == 0 || c.Runs < maxRuns) && (o.MaxFindings == 0 || len(c.Findings) < o.MaxFindings); seed++ {
+		res, err := p.Search(properties.SearchOptions{Checks: 1, Seed: seed, Wrap: properties.InBubble(t), Test: t, ShrinkTime: o.ShrinkTime})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -80,7 +107,7 @@ func Quiet(t *testing.T, sc properties.Scenario, budget time.Duration, maxRuns i
 		if cx == nil {
 			continue
 		}
-		f := Finding{Seed: seed, Runs: c.Runs, Verdict: cx.Failure.Verdict, Summary: cx.Failure.Summary, Details: cx.Failure.Details, Report: cx.Report()}
+		f := Finding{Seed: seed, Runs: c.Runs, Verdict: cx.Failure.Verdict, Summary: cx.Failure.Summary, Details: cx.Failure.Details, Report: cx.Report(), Inputs: cx.Inputs}
 		c.Findings = append(c.Findings, f)
 		t.Logf("QUIET %s finding %d: seed %d, after %d runs, %s: %s\n  details:\n    %s\n%s", sc.Name, len(c.Findings), f.Seed, f.Runs, f.Verdict, f.Summary, strings.Join(f.Details, "\n    "), f.Report)
 	}
