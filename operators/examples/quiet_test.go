@@ -97,9 +97,11 @@ var cronjobIgnores = []properties.Ignore{
 	// its last run (derived from the Jobs it keeps), a fresh suspended one
 	// never ran: history by design. Seed 3 (intervalSeconds 26): the
 	// reference run shared the history's synctest bubble and started late,
-	// and had made no run when it went quiet; it now has a bubble of its
-	// own (docs/design.md, "A bubble of its own"), a case not measured
-	// again since.
+	// and had made no run when it went quiet. With a bubble of its own
+	// (docs/design.md, "A bubble of its own") and these two ignores taken
+	// out, a 4-minute run still found it (seeds 22, 31 and 33 of 43, all
+	// at intervalSeconds 26: the history has made runs, the fresh cluster
+	// none when it goes quiet), so they stay.
 	{Kind: "PeriodicJob", Path: "status.lastScheduleTime"},
 	{Kind: "PeriodicJob", Path: "status.lastSuccessfulTime"},
 }
