@@ -251,6 +251,7 @@ func (r *runner) historyDependent(in *inputActor) *judgment {
 	}
 	j.got, _ = captureState(st, target, j.cm)
 	j.invalid = len(invalidWrites(r.c, r.controllers, landed[len(landed)-1].At)) > 0
+	j.judgedAt = r.c.Now()
 	return j
 }
 
@@ -266,7 +267,11 @@ type judgment struct {
 	// rejected as invalid after the last landed transition.
 	got     []stateObject
 	invalid bool
-	refusal []string
+	// judgedAt is the time the history reached its fixed point and was
+	// judged; a reference that differs at the history's quiet time is
+	// driven until then before the difference is reported (executeWith).
+	judgedAt model.Time
+	refusal  []string
 }
 
 // judge compares the history with its reference run.

@@ -111,7 +111,10 @@ func TestTheReferenceRunHasABubbleOfItsOwn(t *testing.T) {
 // TestAHistoryDependentTimeDrivenProjectIsStillFound: a controller that
 // reads the bubble's clock and keeps the first period it saw (periodic,
 // sticky) still has its real history-dependence reported when the
-// reference run has a bubble of its own.
+// reference run has a bubble of its own. A difference is confirmed by a
+// second reference run driven to the time the history was judged
+// (docs/design.md, "As long as the history ran"), in a bubble of its own
+// too: three wraps.
 func TestAHistoryDependentTimeDrivenProjectIsStillFound(t *testing.T) {
 	final := model.NewFields(model.Values{"every": int64(7)})
 	var clock bubbleClock
@@ -119,7 +122,7 @@ func TestAHistoryDependentTimeDrivenProjectIsStillFound(t *testing.T) {
 	out, err := Execute(bubblePeriodic(&clock, true, final), nil, firstChoice{}, RunOptions{Inputs: Transitions{final}, Wrap: bubbles(t, &wraps)})
 	require.NoError(t, err)
 	require.NotNil(t, out.Failure)
-	assert.Equal(t, 2, wraps)
+	assert.Equal(t, 3, wraps, "the history, the reference at its quiet time, the reference at its time")
 	assert.Equal(t, HistoryDependent, out.Failure.Verdict, out.Failure.Report(nil))
 	assert.Contains(t, out.Failure.Details, "Cache default/web status.every: 10 after the transitions, 7 in a fresh cluster")
 	assert.Contains(t, out.Failure.Details, "Run default/web-20: after the transitions, not in a fresh cluster")
