@@ -1,0 +1,148 @@
+package properties
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// ticker is a time-driven controller, the PeriodicJob in small: the
+// Cache's spec.every is a period in ticks, counted from the last run (from
+// t=0 before the first), and at each reconcile it records the latest run
+// due in status.lastRun, then requeues for the next one. Like the
+// adapter's StopClockWhenFaultsEnd, the clock it reads stops where the
+// fault phase ended (model.Cluster.QuietSince). With sticky it keeps the
+// first period it saw (status.every), a real history-dependent bug.
+func ticker(c *model.Cluster, sticky bool) model.Controller {
+	return model.Controller{
+		Name: "ticker",
+		For:  "Cache",
+		NewReconciler: func(cl model.Client) model.Reconciler {
+			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
+				obj, err := cl.Get("Cache", req.Namespace, req.Name)
+				if err != nil {
+					return model.Result{}, nil
+				}
+				now := cl.Now()
+				if q, ok := c.QuietSince(); ok && q < now {
+					now = q
+				}
+				every := model.Time(obj.Spec.Int("every"))
+				if sticky && obj.Status.Has("every") {
+					every = model.Time(obj.Status.Int("every"))
+				}
+				if every <= 0 {
+					return model.Result{}, nil
+				}
+				if obj.Status.Int("every") != int64(every) {
+					obj.Status.Set("every", int64(every))
+					return model.Result{}, cl.UpdateStatus(obj)
+				}
+				last := model.Time(obj.Status.Int("lastRun"))
+				if next := last + every; now < next {
+					return model.Result{RequeueAfter: next - now}, nil
+				}
+				last += (now - last) / every * every
+				obj.Status.Set("lastRun", int64(last))
+				if err := cl.UpdateStatus(obj); err != nil {
+					return model.Result{}, err
+				}
+				return model.Result{RequeueAfter: last + every - now}, nil
+			})
+		},
+	}
+}
+
+// tickerScenario runs ticker over the Cache default/web, every 10 ticks at
+// first, with a fault phase of 25 ticks. status.lastRun is a time, and
+// compares as the adapter compares timestamps: by presence. built is set
+// to each cluster it builds.
+func tickerScenario(sticky bool, built **model.Cluster) Scenario {
+	return Scenario{
+		Name: "ticker",
+		Build: func(cfg model.Config) (*model.Cluster, error) {
+			c := model.NewCluster(cfg)
+			*built = c
+			if err := c.AddController(ticker(c, sticky)); err != nil {
+				return nil, err
+			}
+			return c, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web", Spec: model.NewFields(model.Values{"every": int64(10)})})
+		},
+		Budget: faults.Budget{Horizon: 25},
+		Inputs: &Inputs{
+			Target: cacheRef,
+			Spec:   rapid.Just(model.NewFields(model.Values{"every": int64(10)})),
+			Semantics: Semantics{Value: func(kind, path string, v any) any {
+				if kind == "Cache" && path == "status.lastRun" {
+					return "(a time)"
+				}
+				return v
+			}},
+		},
+	}
+}
+
+// timerUntil takes the next timer at every step before time at, letting
+// pending work settle first, and the first option from then on: the
+// inputs actor moves once the cluster has reached at.
+type timerUntil struct {
+	c  **model.Cluster
+	at model.Time
+}
+
+func (u timerUntil) Choose(n int, label string) int {
+	if c := *u.c; label == "step" && c != nil && c.Now() < u.at && !c.Busy() {
+		return n - 1
+	}
+	return 0
+}
+
+// TestTheReferenceRunIsDrivenAsLongAsTheHistoryRan: the ticker runs at
+// t=10 every 10 ticks; then spec.every becomes 26 and the fault phase ends
+// at t=25, before the next run is due at 36, so the history keeps the
+// record of its run at t=10. A fresh cluster given every 26 has made no
+// run at t=25, its first being due at 26: judged there alone, the oracle
+// reported status.lastRun as history. Driven as long as the history ran
+// (to the time it was judged), the fresh cluster has run too, and the
+// oracle finds nothing.
+func TestTheReferenceRunIsDrivenAsLongAsTheHistoryRan(t *testing.T) {
+	var c *model.Cluster
+	final := model.NewFields(model.Values{"every": int64(26)})
+	out, err := Execute(tickerScenario(false, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{final}})
+	require.NoError(t, err)
+	require.Len(t, out.Transitions, 1)
+	require.Equal(t, model.Time(10), out.Transitions[0].At, "the transition lands after the run at t=10")
+	quiet, _ := out.Cluster.QuietSince()
+	require.Equal(t, model.Time(25), quiet)
+	web := out.Cluster.State().Get("Cache", "default", "web")
+	require.NotNil(t, web)
+	require.Equal(t, int64(10), web.Status.Int("lastRun"), "the history's run under the first spec")
+	assert.Nil(t, out.Failure, "%v", out.Failure)
+
+	// The reference run judged at the history's quiet time alone has no
+	// run: the false finding.
+	sc := tickerScenario(false, &c)
+	atQuiet, _, err := runReference(sc, sc.bounds(out.Cluster), referenceFor{spec: final, draws: draws{}, quiet: quiet}, &gate{})
+	require.NoError(t, err)
+	cm := newComparer(sc.Inputs)
+	got, _ := captureState(out.Cluster.State(), cacheRef, cm)
+	assert.Equal(t, []string{"Cache default/web status.lastRun: \"(a time)\" after the transitions, <none> in a fresh cluster"}, cm.diffStates(atQuiet.state, got))
+}
+
+// TestAStickyTickerIsStillFoundWhenDrivenLonger: a ticker that keeps the
+// first period it saw differs from a fresh cluster at the history's quiet
+// time and at the time it was judged; the finding says both.
+func TestAStickyTickerIsStillFoundWhenDrivenLonger(t *testing.T) {
+	var c *model.Cluster
+	out, err := Execute(tickerScenario(true, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{model.NewFields(model.Values{"every": int64(26)})}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, HistoryDependent, out.Failure.Verdict, out.Failure.Report(nil))
+	assert.Contains(t, out.Failure.Details, "Cache default/web status.every: 10 after the transitions, 26 in a fresh cluster")
+	assert.Contains(t, out.Failure.Diagnosis, "a fresh cluster driven to t="+strconv.FormatInt(int64(out.Cluster.Now()), 10)+", the time the history was judged, differs too")
+}
