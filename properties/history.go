@@ -132,7 +132,9 @@ func (m *referenceMemo) store(key string, ref reference) {
 // no inputs and its actors stopped, to its fixed point. Its steps are the
 // first option; the world's choices replay the history's draws. Its fault
 // phase, with nothing to inject, ends at q.quiet, the time the history's
-// ended, and the model dates its quiescence there (StopActorsUntilQuiet):
+// ended (or the time the history was judged, for the reference driven as
+// long as the history ran: executeWith), and the model dates its
+// quiescence there (StopActorsUntilQuiet):
 // a clock that stops where the faults end (the adapter's
 // StopClockWhenFaultsEnd) stops at the same time in both runs, so a
 // time-driven controller has made the same runs by then in both
