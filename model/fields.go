@@ -151,15 +151,20 @@ func (f *Fields) Delete(path string) {
 }
 
 // Equal reports whether f and g hold the same paths and values.
-func (f Fields) Equal(g Fields) bool {
-	if len(f.kv) != len(g.kv) {
+func (f Fields) Equal(g Fields) bool { return equalSorted(f.kv, g.kv) }
+
+// equalSorted reports whether two sorted pair slices hold the same pairs:
+// Fields and Labels share their backing array between copies, so a
+// shared one is equal without a walk.
+func equalSorted[E comparable](a, b []E) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	if len(f.kv) == 0 || &f.kv[0] == &g.kv[0] {
+	if len(a) == 0 || &a[0] == &b[0] {
 		return true
 	}
-	for i, e := range f.kv {
-		if e != g.kv[i] {
+	for i, e := range a {
+		if e != b[i] {
 			return false
 		}
 	}

@@ -155,20 +155,7 @@ func (l Labels) Without(key string) Labels {
 }
 
 // Equal reports whether l and m hold the same keys and values.
-func (l Labels) Equal(m Labels) bool {
-	if len(l.kv) != len(m.kv) {
-		return false
-	}
-	if len(l.kv) == 0 || &l.kv[0] == &m.kv[0] {
-		return true
-	}
-	for i, e := range l.kv {
-		if e != m.kv[i] {
-			return false
-		}
-	}
-	return true
-}
+func (l Labels) Equal(m Labels) bool { return equalSorted(l.kv, m.kv) }
 
 // String renders the labels as {a: "1", b: "x"} in key order.
 func (l Labels) String() string {

@@ -6,11 +6,8 @@
 //	func TestFuzzrun(t *testing.T) { fuzzrun.MainTest(t, campaign...) }
 //
 //	func TestCampaignReplays(t *testing.T) {
-//		bin := fuzzruntest.Build(t, ".", "TestFuzzrun")
-//		dir := t.TempDir()
-//		res := fuzzruntest.Run(t, bin, "-runs", "20", "-workers", "2", "-out", dir)
-//		require.Equal(t, fuzzrun.ExitOK, res.Code, res)
-//		fuzzruntest.RequireReplaysByteForByte(t, bin, dir)
+//		bin := fuzzruntest.Self(t, "TestFuzzrun")
+//		fuzzruntest.RequireCampaignReplays(t, bin, "-runs", "20", "-workers", "2")
 //	}
 package fuzzruntest
 
@@ -166,4 +163,17 @@ func RequireReplaysByteForByte(t testing.TB, b Binary, dir string) int {
 		}
 	}
 	return len(files)
+}
+
+// RequireCampaignReplays runs a campaign through the binary with args
+// (fuzzrun's flags; -out and -json are added), requires that it exits 0
+// (every row showed what it must), and replays its findings as
+// RequireReplaysByteForByte does. It returns how many findings it
+// replayed.
+func RequireCampaignReplays(t testing.TB, b Binary, args ...string) int {
+	t.Helper()
+	dir := t.TempDir()
+	res := Run(t, b, append(slices.Clip(args), "-out", dir, "-json")...)
+	require.Equal(t, 0, res.Code, "the campaign: %s", res)
+	return RequireReplaysByteForByte(t, b, dir)
 }

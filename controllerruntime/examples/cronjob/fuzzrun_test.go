@@ -36,12 +36,8 @@ func TestCampaignReplaysByteForByte(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign through the test binary")
 	}
-	bin := fuzzruntest.Self(t, "TestFuzzrun")
-	dir := t.TempDir()
-	res := fuzzruntest.Run(t, bin, "-runs", campaignRuns, "-seed", campaignSeed, "-workers", "2", "-out", dir, "-json")
-	require.Equal(t, fuzzrun.ExitOK, res.Code, res)
-	n := fuzzruntest.RequireReplaysByteForByte(t, bin, dir)
-	assert.Positive(t, n, "the campaign must find the twin's bug: %s", res)
+	n := fuzzruntest.RequireCampaignReplays(t, fuzzruntest.Self(t, "TestFuzzrun"), "-runs", campaignRuns, "-seed", campaignSeed, "-workers", "2")
+	assert.Positive(t, n, "the campaign must find the twin's bug")
 }
 
 // The campaign of TestCampaignReplaysByteForByte: seeds of each row.
