@@ -165,10 +165,13 @@ const (
 	maxAfterWrites = 2 // restart: writes before a mid-reconcile crash
 	maxFailures    = 3 // apierror: failing writes
 	maxPick        = 7 // edit, rival: object index
-	// timetravel: resourceVersions behind, clamped at run time to the
-	// server's history (its default window is 1000 events); a stale-state
-	// bug of a real operator needed 52 to 64 (docs/design.md, "Time
-	// travel").
+	// timetravel: resourceVersions behind of a short distance, the draw's
+	// only form before far time travel (docs/design.md, "Time travel").
+	maxShortTravel = 12
+	// timetravel: resourceVersions behind of a far distance, clamped at
+	// run time to the server's history (its default window is 1000
+	// events); a stale-state bug of a real operator needed 52 to 64
+	// (docs/design.md, "Time travel").
 	maxTravel = 1000
 	// timetravel: landmarks back (model.Faults.TimeTravelToLandmark).
 	maxLandmark = 10
@@ -222,12 +225,19 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 		return Partition{Controller: controller().Controller, For: duration("for")}
 	case KindTimeTravel:
 		tt := TimeTravel{Controller: controller().Controller}
-		// A distance first: the form a shrink goes toward. Each form's
-		// value shrinks toward the nearest version back.
-		if rapid.Bool().Draw(t, "to-landmark") {
-			tt.Landmark = draw.IntRange(1, maxLandmark).Draw(t, "landmark")
-		} else {
+		// Three forms, a third of the draws each (docs/design.md, "Time
+		// travel"): a short distance, which a stale read right behind the
+		// newest state needs and a draw over the whole history rarely
+		// gives; a far one; a landmark. The short form comes first, the
+		// one a shrink goes toward, and each form's value shrinks toward
+		// the nearest version back.
+		switch draw.IntRange(0, 2).Draw(t, "travel-form") {
+		case 0:
+			tt.Behind = uint64(draw.IntRange(1, maxShortTravel).Draw(t, "behind"))
+		case 1:
 			tt.Behind = uint64(draw.IntRange(1, maxTravel).Draw(t, "behind"))
+		default:
+			tt.Landmark = draw.IntRange(1, maxLandmark).Draw(t, "landmark")
 		}
 		tt.Down = duration("down")
 		return tt

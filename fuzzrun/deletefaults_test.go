@@ -25,18 +25,21 @@ func exitCode(t *testing.T, err error) int {
 	return 0
 }
 
-// TestFindingFileHoldsTheFaultsLeft: seed 671 of the timetravel row shrinks
+// TestFindingFileHoldsTheFaultsLeft: seed 191 of the timetravel row shrinks
 // under rapid to two time travels where the failure needs one (see
 // properties' TestDeletionLeavesOneFaultOfTimeTravelSeed). A campaign of the
 // fuzzrun binary from that seed writes a finding file with the one fault
 // the pass left, and the binary's -replay of the file reproduces the
 // failure the row must show (exit 0), naming that fault alone. (The seed
 // was 97 until time travel drew distances up to 1000 and landmarks, which
-// changed every time travel's draws; 671 shrinks to the fault 97 did.)
+// changed every time travel's draws; 671 shrinks to the fault 97 did.
+// Re-pinned from 671 to 191 when the draw became three-way, a short
+// distance, a far one or a landmark: 191 is the first seed that shrinks to
+// that fault again.)
 func TestFindingFileHoldsTheFaultsLeft(t *testing.T) {
 	bin := buildFuzzrun(t)
 	dir := t.TempDir()
-	out, err := exec.Command(bin, "-json", "-scenario", "timetravel", "-faults", "timetravel", "-seed", "671", "-runs", "1", "-workers", "1", "-out", dir).Output()
+	out, err := exec.Command(bin, "-json", "-scenario", "timetravel", "-faults", "timetravel", "-seed", "191", "-runs", "1", "-workers", "1", "-out", dir).Output()
 	require.Equal(t, fuzzrun.ExitOK, exitCode(t, err), "the row fails as it must:\n%s", out)
 	found := events(t, string(out))["finding"]
 	require.Len(t, found, 1, "%s", out)
@@ -55,7 +58,7 @@ func TestFindingFileHoldsTheFaultsLeft(t *testing.T) {
 	assert.Equal(t, fuzzrun.ExitOK, exitCode(t, err), "the replay reproduces the failure the row must show:\n%s", got)
 	report, _, ok := strings.Cut(string(got), "trace (")
 	require.True(t, ok, "the replay prints its trace:\n%s", got)
-	assert.Contains(t, report, "scenario timetravel, faults timetravel, seed 671")
+	assert.Contains(t, report, "scenario timetravel, faults timetravel, seed 191")
 	assert.Contains(t, report, "invariant a live App's volumes are never deleted by its controller violated")
 	assert.Contains(t, report, "fault schedule (1 fault):\n  t=2 timetravel: restart deletes-by-name (down 1 ticks); it relists from a server 8 versions behind\n")
 	assert.NotContains(t, report, "1 version behind")

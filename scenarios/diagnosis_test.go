@@ -27,7 +27,7 @@ func TestDiagnosisGolden(t *testing.T) {
 		{"hpa-gitops-fight", faults.Mix{}, 1},
 		{"pdb-drain", faults.Mix{}, 1},
 		{"database-broken", faults.Mix{faults.KindRestart}, 21},
-		{"timetravel", faults.Mix{faults.KindTimeTravel}, 27},
+		{"timetravel", faults.Mix{faults.KindTimeTravel}, 1}, // re-pinned from 27: the three-way time-travel draw moved which seeds fail; 1 is now the first
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			sc, ok := scenarios.ByName(tc.scenario)

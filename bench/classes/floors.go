@@ -13,11 +13,11 @@ type floor struct {
 // moves them all: regenerate the table and set them again. A class not
 // listed has no floor.
 var floors = map[string]floor{
-	"swallows-errors":                    {floor: 12, pinned: []uint64{16}}, // 16/20; pinned seed found it at run 11
+	"swallows-errors":                    {floor: 12, pinned: []uint64{7}},  // 16/20; pinned seed found it at run 10
 	"max-retries":                        {floor: 5, pinned: []uint64{6}},   // 7/20; pinned seed found it at run 23
-	"short-expectations":                 {floor: 12, pinned: []uint64{5}},  // 16/20; pinned seed found it at run 1
-	"unmapped-pods":                      {floor: 11, pinned: []uint64{19}}, // 15/20; pinned seed found it at run 8
-	"record-keeper":                      {floor: 13, pinned: []uint64{17}}, // 18/20; pinned seed found it at run 1
+	"short-expectations":                 {floor: 14, pinned: []uint64{20}}, // 19/20; pinned seed found it at run 8
+	"unmapped-pods":                      {floor: 12, pinned: []uint64{19}}, // 17/20; pinned seed found it at run 8
+	"record-keeper":                      {floor: 15, pinned: []uint64{17}}, // 20/20; pinned seed found it at run 1
 	"first-seen-primary":                 {floor: 15, pinned: []uint64{2}},  // 20/20; pinned seed found it at run 6
 	"ignores-conflicts":                  {floor: 0, pinned: nil},           // 0/20; never within 100 runs: no floor
 	"mutates-cache":                      {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
@@ -30,15 +30,15 @@ var floors = map[string]floor{
 	"replicaset-edge/duplicate":          {floor: 15, pinned: []uint64{6}},  // 20/20; pinned seed found it at run 1
 	"replicaset-edge/restart":            {floor: 15, pinned: []uint64{3}},  // 20/20; pinned seed found it at run 1
 	"replicaset-stale/stale":             {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
-	"replicaset-expectations/timetravel": {floor: 15, pinned: []uint64{6}},  // 20/20; pinned seed found it at run 1
+	"replicaset-expectations/timetravel": {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
 	"database-broken/restart":            {floor: 15, pinned: []uint64{20}}, // 20/20; pinned seed found it at run 2
 	"database-noexpand/none":             {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
 	"hpa-gitops-fight/none":              {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
 	"hpa-gitops-fight/drop,restart":      {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
 	"pdb-drain/none":                     {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
 	"pdb-drain/drop,restart":             {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
-	"timetravel/timetravel":              {floor: 15, pinned: []uint64{6}},  // 20/20; pinned seed found it at run 1
-	"timetravel-far/timetravel":          {floor: 15, pinned: []uint64{6}},  // 20/20; pinned seed found it at run 1
+	"timetravel/timetravel":              {floor: 15, pinned: []uint64{1}},  // 20/20; pinned seed found it at run 1
+	"timetravel-far/timetravel":          {floor: 14, pinned: []uint64{1}},  // 19/20; pinned seed found it at run 1
 	"poll-gives-up/delay":                {floor: 15, pinned: []uint64{20}}, // 20/20; pinned seed found it at run 5
 	"cache-stale-scaledown/none":         {floor: 15, pinned: []uint64{19}}, // 20/20; pinned seed found it at run 7
 	"cache-stale-tier/none":              {floor: 13, pinned: []uint64{20}}, // 18/20; pinned seed found it at run 6
