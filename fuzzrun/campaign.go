@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/converge-sim/converge/properties"
 )
 
 // abandonGrace is how long runs in flight may finish after SIGINT or
@@ -280,7 +282,7 @@ func (c *campaign) dispatch() {
 		seeds := c.batch(r)
 		c.jobs++
 		j := &job{ID: c.jobs, Row: c.index(r), Scenario: r.row.Scenario.Name, Faults: r.row.Mix.String(), Seeds: seeds, Budget: c.budget()}
-		if c.opts.strategy.PCT() {
+		if c.opts.strategy.PCT() || c.opts.strategy.Name == properties.StrategyCoverage {
 			j.Strategy, j.Depth = c.opts.strategy.Name, c.opts.strategy.Depth
 		}
 		s.job, s.pos, s.lastAt = j, 0, time.Now()

@@ -114,7 +114,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
 	fs.StringVar(&faultList, "faults", "", "comma-separated fault kinds: run this one mix instead of each scenario's declared mixes")
 	fs.Uint64Var(&opts.seed, "seed", 1, "first seed; with a single -scenario and no -duration, -runs or -shard, replay this seed (re-run and re-shrink it) and print its trace")
-	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random, pct (probabilistic concurrency testing) or exhaustive (bounded exhaustive exploration)")
+	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random, pct (probabilistic concurrency testing), coverage (coverage-guided: a corpus of runs that reached new coverage, mutated) or exhaustive (bounded exhaustive exploration)")
 	fs.IntVar(&explore, "depth", DefaultExploreDepth, fmt.Sprintf("with -strategy exhaustive: explore every choice of the first `D` decisions (1 to %d)", properties.MaxExploreDepth))
 	fs.IntVar(&deviate, "deviations", 0, "with -strategy exhaustive: let at most `K` of the -depth decisions leave the canonical schedule, the others take its choice (0: no bound; at most -depth)")
 	fs.IntVar(&opts.exploreInputs, "inputs", properties.DefaultExploreInputs, fmt.Sprintf("with -strategy exhaustive, for a scenario with state-transition inputs: apply every sequence of up to its most transitions among the first `N` specs its generator draws (0 to %d; 0: none)", properties.MaxExploreInputs))

@@ -57,6 +57,10 @@ type result struct {
 type plans struct {
 	scenarios []properties.Scenario
 	prepared  map[planKey]*properties.Prepared
+	// corpora are the coverage-guided strategy's corpora, one per row:
+	// each seed of a row mutates what the seeds the worker ran before it
+	// found (docs/design.md, "Coverage-guided search").
+	corpora map[planKey]*properties.Corpus
 	// wrap is every search's Wrap: a testing/synctest bubble in a test
 	// binary's worker (MainTest), else nil.
 	wrap func(func(*rapid.T)) func(*rapid.T)
@@ -65,7 +69,7 @@ type plans struct {
 type planKey struct{ scenario, faults string }
 
 func newPlans(scenarios []properties.Scenario, wrap func(func(*rapid.T)) func(*rapid.T)) *plans {
-	return &plans{scenarios: scenarios, prepared: map[planKey]*properties.Prepared{}, wrap: wrap}
+	return &plans{scenarios: scenarios, prepared: map[planKey]*properties.Prepared{}, corpora: map[planKey]*properties.Corpus{}, wrap: wrap}
 }
 
 // prepare returns sc prepared under mix, preparing it the first time.
@@ -80,6 +84,21 @@ func (ps *plans) prepare(sc properties.Scenario, mix faults.Mix) (*properties.Pr
 	}
 	ps.prepared[key] = p
 	return p, nil
+}
+
+// corpus returns the row's corpus under the coverage-guided strategy,
+// making it the first time; nil under the others.
+func (ps *plans) corpus(sc properties.Scenario, mix faults.Mix, s properties.Strategy) *properties.Corpus {
+	if s.Name != properties.StrategyCoverage {
+		return nil
+	}
+	key := planKey{sc.Name, mix.String()}
+	c := ps.corpora[key]
+	if c == nil {
+		c = properties.NewCorpus()
+		ps.corpora[key] = c
+	}
+	return c
 }
 
 // runJob runs a job's seeds against the scenarios of ps, until its budget
@@ -113,6 +132,7 @@ func runJob(j *job, ps *plans, report func(result)) (hung bool) {
 				Checks:        1,
 				Seed:          seed,
 				Strategy:      strategy,
+				Corpus:        ps.corpus(sc, mix, strategy),
 				ReplayCommand: func(seed uint64) string { return seedCommand(j.Scenario, mix, strategy, seed) },
 				Wrap:          ps.wrap,
 			})

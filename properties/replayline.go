@@ -16,6 +16,9 @@ import (
 func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -scenario %s -faults %s", program, scenario, mix)
+	if s.Name == StrategyCoverage {
+		b.WriteString(" -strategy " + StrategyCoverage)
+	}
 	if s.PCT() {
 		b.WriteString(" -strategy " + StrategyPCT)
 		if d := s.depth(); d != DefaultPCTDepth {

@@ -38,6 +38,11 @@ type SearchOptions struct {
 	Logger *zap.Logger
 	// Strategy chooses the interleavings; the zero value is random.
 	Strategy Strategy
+	// Corpus is the coverage-guided strategy's corpus (StrategyCoverage),
+	// kept across searches: fuzzrun's worker passes one per row, so that
+	// each seed's run mutates what the seeds before it found. Nil gives
+	// each search a corpus of its own, empty at its first run.
+	Corpus *Corpus
 	// ReplayCommand renders the command that replays a seed. Without it,
 	// the command is the scenario's Program line when it declares one,
 	// else the go test line of Test; a search with neither is an error,
@@ -303,6 +308,9 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 // searchOnce is one rapid search; searchMu is held. replay renders the
 // replay line of a failing seed.
 func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
+	if opts.Strategy.Name == StrategyCoverage {
+		return p.coverageSearch(opts, replay)
+	}
 	restore, err := setRapidFlags(opts)
 	if err != nil {
 		return nil, err

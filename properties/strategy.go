@@ -22,6 +22,12 @@ const (
 	// StrategyExhaustive is bounded exhaustive exploration (Explore):
 	// every choice vector up to a depth, not a search of rapid's.
 	StrategyExhaustive = "exhaustive"
+	// StrategyCoverage is coverage-guided search (coverage.go,
+	// docs/design.md, "Coverage-guided search"): runs that reach new
+	// coverage are kept in a corpus, and later runs mutate their fault
+	// schedules and choices, as Go's native fuzzing and AFL do. It is run
+	// by Search, not by rapid.
+	StrategyCoverage = "coverage"
 )
 
 // DefaultPCTDepth is the bug depth d PCT aims at when Strategy.Depth is 0.
@@ -37,7 +43,8 @@ const MaxPCTDepth = 64
 // phase. The zero value is StrategyRandom. Either way the faults are drawn
 // the same, and the recorded choices replay with Replay.
 type Strategy struct {
-	// Name is StrategyRandom (also when empty) or StrategyPCT.
+	// Name is StrategyRandom (also when empty), StrategyPCT,
+	// StrategyCoverage or StrategyExhaustive.
 	Name string
 	// Depth is PCT's bug depth d, the number of ordering constraints a bug
 	// needs, or the exhaustive strategy's D, which it requires (see
@@ -55,7 +62,8 @@ type Strategy struct {
 	_ struct{}
 }
 
-// ParseStrategy returns the strategy named name ("random" or "pct") with
+// ParseStrategy returns the strategy named name ("random", "pct",
+// "coverage" or "exhaustive") with
 // PCT depth depth (0 for the default).
 func ParseStrategy(name string, depth int) (Strategy, error) {
 	s := Strategy{Name: name, Depth: depth}
@@ -68,9 +76,9 @@ func (s Strategy) Validate() error {
 		return fmt.Errorf("strategy %s takes no deviation bound (got %d)", s.Name, s.Deviations)
 	}
 	switch s.Name {
-	case "", StrategyRandom:
+	case "", StrategyRandom, StrategyCoverage:
 		if s.Depth != 0 {
-			return fmt.Errorf("strategy random takes no depth (got %d)", s.Depth)
+			return fmt.Errorf("strategy %s takes no depth (got %d)", s.String(), s.Depth)
 		}
 	case StrategyPCT:
 		if s.Depth < 0 || s.Depth > MaxPCTDepth {
@@ -82,7 +90,7 @@ func (s Strategy) Validate() error {
 		}
 		return checkDeviations("exhaustive deviations", s.Deviations, s.Depth)
 	default:
-		return fmt.Errorf("unknown strategy %s (known: %s, %s, %s)", echo.Quote(s.Name), StrategyRandom, StrategyPCT, StrategyExhaustive)
+		return fmt.Errorf("unknown strategy %s (known: %s, %s, %s, %s)", echo.Quote(s.Name), StrategyRandom, StrategyPCT, StrategyExhaustive, StrategyCoverage)
 	}
 	return nil
 }
@@ -106,6 +114,8 @@ func (s Strategy) String() string {
 		return fmt.Sprintf("%s depth %d, ≤%d deviations", StrategyExhaustive, s.Depth, s.Deviations)
 	case s.Name == StrategyExhaustive:
 		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
+	case s.Name == StrategyCoverage:
+		return StrategyCoverage
 	case !s.PCT():
 		return StrategyRandom
 	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
@@ -148,6 +158,9 @@ func (sh *shape) chooserFor(s Strategy) (func(*rapid.T, *rapidChooser) model.Cho
 	}
 	if s.Name == StrategyExhaustive {
 		return nil, fmt.Errorf("strategy %s is run by Explore, not by a search", StrategyExhaustive)
+	}
+	if s.Name == StrategyCoverage {
+		return nil, fmt.Errorf("strategy %s is run by Search, not by a rapid property", StrategyCoverage)
 	}
 	if !s.PCT() {
 		return func(_ *rapid.T, ch *rapidChooser) model.Chooser { return ch }, nil

@@ -120,6 +120,12 @@ func (r Result) Percentile(p int) (runs int, ok bool) {
 // default budget for the faithful search of one bug, one finding), in the
 // Go test t, whose replay line its findings carry.
 func Measure(t *testing.T, c Class, seeds []uint64) (Result, error) {
+	return MeasureWith(t, c, seeds, properties.Strategy{})
+}
+
+// MeasureWith is Measure with the search strategy s (the zero value is
+// Measure's, random): the table's option -converge.strategy.
+func MeasureWith(t *testing.T, c Class, seeds []uint64, s properties.Strategy) (Result, error) {
 	if len(seeds) == 0 {
 		return Result{}, errors.New("no seeds to measure")
 	}
@@ -132,7 +138,7 @@ func Measure(t *testing.T, c Class, seeds []uint64) (Result, error) {
 	}
 	res := Result{Class: c.Name, Faults: c.Faults, Seeds: len(seeds)}
 	for _, seed := range seeds {
-		opts := properties.SearchOptions{Checks: Budget, Seed: seed, Test: t}
+		opts := properties.SearchOptions{Checks: Budget, Seed: seed, Test: t, Strategy: s}
 		if c.Bubble {
 			opts.Wrap = properties.InBubble(t)
 		}

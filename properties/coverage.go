@@ -1,0 +1,453 @@
+package properties
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
+)
+
+// Coverage-guided search (StrategyCoverage; docs/design.md,
+// "Coverage-guided search"). A run is a schedule, the inputs of a
+// scenario that has them, and a prefix of choices; past the prefix, its
+// choices come from a PRNG seeded by the search's seed and the run's
+// number, with rapid's distribution (drawChoice: 0, settle, half the
+// time). A run that reaches coverage no run before it reached is kept in
+// the corpus with the choices it made; a later run either draws afresh or
+// mutates a corpus entry. Everything is a function of the seed and the
+// runs before, so one seed gives one search, and a corpus shared by the
+// seeds of a fuzzrun worker gives one campaign per seed order.
+//
+// A failing run is shrunk as rapid's counterexamples are after rapid is
+// done (struckOnly, then deleteFaults): the faults it does not need are
+// deleted, so its schedule is 1-minimal under deletion.
+
+// Corpus is the memory of the coverage-guided strategy: per fault mix,
+// the coverage seen so far and the runs that first reached some of it.
+// A Corpus is used by one search at a time, as Search serializes
+// searches.
+type Corpus struct {
+	mixes map[string]*corpus
+	// fingerprints makes coverage the state fingerprints the fault phase
+	// reached (model.Cluster.Fingerprint) instead of the trace's edges:
+	// the alternative docs/design.md measures, for tests.
+	fingerprints bool
+}
+
+// NewCorpus returns an empty corpus.
+func NewCorpus() *Corpus { return &Corpus{mixes: map[string]*corpus{}} }
+
+// Len returns the number of runs kept, over every mix.
+func (c *Corpus) Len() int {
+	n := 0
+	for _, m := range c.mixes {
+		n += len(m.entries)
+	}
+	return n
+}
+
+// Features returns the number of coverage features seen, over every mix.
+func (c *Corpus) Features() int {
+	n := 0
+	for _, m := range c.mixes {
+		n += len(m.seen)
+	}
+	return n
+}
+
+func (c *Corpus) of(mix faults.Mix) *corpus {
+	key := mix.String()
+	m := c.mixes[key]
+	if m == nil {
+		m = &corpus{seen: map[uint64]bool{}}
+		c.mixes[key] = m
+	}
+	return m
+}
+
+// corpus is a Corpus under one mix.
+type corpus struct {
+	seen    map[uint64]bool
+	entries []corpusEntry
+}
+
+// corpusEntry is a run that reached new coverage: with its schedule and
+// inputs, its choices replay it.
+type corpusEntry struct {
+	sched   faults.Schedule
+	inputs  Transitions
+	choices []int
+}
+
+// freshShare is the share of runs drawn afresh once the corpus has
+// entries: one in freshShare.
+const freshShare = 4
+
+// coverageRun is one run's input: a schedule, inputs, and the prefix of
+// choices it replays before drawing its own.
+type coverageRun struct {
+	sched   faults.Schedule
+	inputs  Transitions
+	choices []int
+	mutant  bool
+}
+
+// coverageSearch is searchOnce under StrategyCoverage.
+func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
+	checks := opts.Checks
+	if checks == 0 {
+		checks = rapidChecks()
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		// As rapid does without a seed: one drawn at random, reported
+		// with any finding. Only the search's own seed is random.
+		seed = rand.Uint64() | 1
+	}
+	cp := opts.Corpus
+	if cp == nil {
+		cp = NewCorpus()
+	}
+	m := cp.of(p.mix)
+	prog := newProgress(opts.Progress, p.shape.sc.Name+"/"+p.mix.String())
+	res := &SearchResult{}
+	for i := range checks {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		in := p.nextRun(m, rng)
+		ch := &coverageChooser{prefix: in.choices, rng: rng, fingerprints: cp.fingerprints}
+		out, err := p.execute(in.sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: in.inputs, Wrap: runWrap(opts.Wrap)})
+		if err != nil {
+			return nil, err
+		}
+		res.Runs++
+		if opts.observe != nil {
+			opts.observe(out, ch.log)
+		}
+		prog.runs++
+		prog.observed(out, ch.log)
+		if n := prog.runs; prog.w != nil && n >= firstProgressLine && n&(n-1) == 0 {
+			prog.line()
+		}
+		if out.Failure != nil {
+			cx, err := p.coverageCounterexample(out, ch.log, seed, opts, replay)
+			if err != nil {
+				return nil, err
+			}
+			res.Counterexample = cx
+			return res, nil
+		}
+		if out.Converged {
+			res.ConvergeTimes = append(res.ConvergeTimes, out.ConvergeTime)
+		}
+		res.Passed = out
+		if m.add(ch.coverage(out)) {
+			m.entries = append(m.entries, corpusEntry{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log)})
+		}
+	}
+	return res, nil
+}
+
+// coverageCounterexample shrinks a failing run of the coverage-guided
+// search as searchOnce shrinks what rapid found: the faults that never
+// struck go, then every fault the failure does not need.
+func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed uint64, opts SearchOptions, replay func(seed uint64) string) (*Counterexample, error) {
+	shrunk, _ := p.struckOnly(minimal, choices, opts)
+	fr := failingRun{out: minimal, schedule: shrunk}
+	deletions := 0
+	if minimal.Failure.Verdict != Hang {
+		var err error
+		if fr, deletions, err = p.deleteFaults(fr, choices, opts); err != nil {
+			return nil, err
+		}
+	}
+	if fr.decisions != nil {
+		choices = choicesOf(fr.decisions)
+	}
+	return &Counterexample{
+		Scenario:     p.shape.sc.Name,
+		Faults:       p.mix,
+		Strategy:     opts.Strategy,
+		Seed:         seed,
+		Failure:      fr.out.Failure,
+		Schedule:     fr.schedule,
+		Inputs:       fr.out.Inputs,
+		Choices:      choices,
+		Steps:        fr.out.Cluster.Steps(),
+		Trace:        fr.out.Cluster.Trace(),
+		Replay:       replay(seed),
+		Class:        fr.out.Schedule.Class(),
+		Shrunk:       shrunk,
+		DeletionRuns: deletions,
+		minimal:      fr.out,
+	}, nil
+}
+
+// rapidChecks is rapid's number of checks (-rapid.checks), which a search
+// without Checks makes.
+func rapidChecks() int {
+	if f := flag.Lookup("rapid.checks"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 100
+}
+
+// add records the features of a run and reports whether any was new.
+func (m *corpus) add(features []uint64) bool {
+	grew := false
+	for _, f := range features {
+		if !m.seen[f] {
+			m.seen[f] = true
+			grew = true
+		}
+	}
+	return grew
+}
+
+// nextRun draws the next run's input: afresh while the corpus is empty and
+// one run in freshShare after, else a mutant of a corpus entry.
+func (p *Prepared) nextRun(m *corpus, rng *rand.Rand) coverageRun {
+	if len(m.entries) == 0 || rng.IntN(freshShare) == 0 {
+		return coverageRun{sched: p.freshSchedule(rng), inputs: p.freshInputs(rng)}
+	}
+	e := m.entries[rng.IntN(len(m.entries))]
+	other := m.entries[rng.IntN(len(m.entries))]
+	return p.mutate(e, other, rng)
+}
+
+// freshSchedule draws a schedule from the mix's generator, seeded from
+// rng: the draw rapid makes, as its Generator.Example makes it.
+func (p *Prepared) freshSchedule(rng *rand.Rand) faults.Schedule {
+	if p.gen == nil {
+		return nil
+	}
+	return p.gen.Example(int(rng.Int64()))
+}
+
+// freshInputs draws the inputs of a scenario that has them.
+func (p *Prepared) freshInputs(rng *rand.Rand) Transitions {
+	if p.shape.inputs == nil {
+		return nil
+	}
+	return p.shape.inputs.Example(int(rng.Int64()))
+}
+
+// freshFault draws one fault from the mix, of kind kind unless kind is
+// empty; ok is false when a few draws found none.
+func (p *Prepared) freshFault(rng *rand.Rand, kind faults.Kind) (faults.Timed, bool) {
+	for range 16 {
+		s := p.freshSchedule(rng)
+		if len(s) == 0 {
+			continue
+		}
+		start := rng.IntN(len(s))
+		for j := range s {
+			t := s[(start+j)%len(s)]
+			if kind == "" || t.Fault.Kind() == kind {
+				return t, true
+			}
+		}
+	}
+	return faults.Timed{}, false
+}
+
+// The mutations of a corpus entry.
+const (
+	mutDrop = iota
+	mutAdd
+	mutMove
+	mutParams
+	mutSplice
+	mutPerturb
+	mutTruncate
+	mutations
+)
+
+// mutate returns a mutant of corpus entry e (other is a second entry to
+// splice with): one to three mutations of its schedule and choices. A
+// schedule that no longer fits the mix's budget is replaced by e's.
+func (p *Prepared) mutate(e, other corpusEntry, rng *rand.Rand) coverageRun {
+	sched := slices.Clone(e.sched.Sorted())
+	choices := slices.Clone(e.choices)
+	horizon := int64(p.plan.Budget.Horizon)
+	for range 1 + rng.IntN(3) {
+		switch rng.IntN(mutations) {
+		case mutDrop:
+			if len(sched) > 0 {
+				i := rng.IntN(len(sched))
+				sched = slices.Delete(sched, i, i+1)
+			}
+		case mutAdd:
+			if len(sched) < p.plan.Budget.MaxFaults {
+				if t, ok := p.freshFault(rng, ""); ok {
+					sched = append(sched, t)
+				}
+			}
+		case mutMove:
+			if len(sched) > 0 {
+				i := rng.IntN(len(sched))
+				at := int64(sched[i].At)
+				if rng.IntN(2) == 0 {
+					at = rng.Int64N(horizon + 1)
+				} else {
+					d := 1 + rng.Int64N(horizon/8+1)
+					if rng.IntN(2) == 0 {
+						d = -d
+					}
+					at = min(max(at+d, 0), horizon)
+				}
+				sched[i].At = model.Time(at)
+			}
+		case mutParams:
+			if len(sched) > 0 {
+				i := rng.IntN(len(sched))
+				if t, ok := p.freshFault(rng, sched[i].Fault.Kind()); ok {
+					sched[i].Fault = t.Fault
+				}
+			}
+		case mutSplice:
+			o := other.sched.Sorted()
+			a, b := rng.IntN(len(sched)+1), rng.IntN(len(o)+1)
+			sched = append(slices.Clone(sched[:a]), o[b:]...)
+			if len(sched) > p.plan.Budget.MaxFaults {
+				sched = sched[:p.plan.Budget.MaxFaults]
+			}
+			cut := rng.IntN(len(choices) + 1)
+			if cut < len(other.choices) {
+				choices = append(choices[:cut:cut], other.choices[cut:]...)
+			}
+		case mutPerturb:
+			for range 1 + rng.IntN(4) {
+				if len(choices) == 0 {
+					break
+				}
+				j := rng.IntN(len(choices))
+				choices[j] = rng.IntN(max(choices[j]+2, 3))
+			}
+		case mutTruncate:
+			choices = choices[:rng.IntN(len(choices)+1)]
+		}
+	}
+	if len(sched) == 0 {
+		sched = nil
+	}
+	if sched.Fits(p.mix, p.plan.Topology, p.plan.Budget) != nil {
+		sched = e.sched
+	}
+	return coverageRun{sched: sched, inputs: e.inputs, choices: choices, mutant: true}
+}
+
+// coverageChooser makes a coverage-guided run's choices: the prefix's
+// first (each brought into range as fit does), then draws of its own from
+// rng, as drawChoice distributes rapid's. It records every answer, and
+// with fingerprints the state fingerprint at each step of the fault
+// phase.
+type coverageChooser struct {
+	prefix       []int
+	rng          *rand.Rand
+	log          []int
+	fingerprints bool
+	states       []uint64
+}
+
+func (c *coverageChooser) Choose(n int, _ string) int {
+	var v int
+	switch {
+	case len(c.log) < len(c.prefix):
+		v = fit(c.prefix[len(c.log)], n)
+	case n > 1 && c.rng.IntN(2) == 1:
+		v = 1 + c.rng.IntN(n-1)
+	}
+	c.log = append(c.log, v)
+	return v
+}
+
+// chooseStep records the state's fingerprint when coverage is made of
+// them, then chooses as the runner would of a plain chooser.
+func (c *coverageChooser) chooseStep(r *runner, n int, _ bool) int {
+	if c.fingerprints {
+		c.states = append(c.states, r.c.Fingerprint())
+	}
+	if n > 1 {
+		return c.Choose(n, "step")
+	}
+	return 0
+}
+
+// coverage returns a finished run's coverage features: the state
+// fingerprints it reached, or its trace's edges.
+func (c *coverageChooser) coverage(out *Outcome) []uint64 {
+	if c.fingerprints {
+		return c.states
+	}
+	return edges(out.Cluster.Trace())
+}
+
+// edges returns the coverage of a trace, as AFL counts branches: each
+// step is an edge (who acted, how, on what kind of object, and with what
+// outcome: the verbs it wrote, the notes it left, the reasons its calls
+// failed with), counted in the buckets AFL uses (1, 2, 3, 4–7, 8–15,
+// 16–31, 32–127, 128 and more); and each pair of consecutive edges, the
+// order the interleaving put them in. Steps no action made (the setup, a
+// heal) are left out.
+func edges(tr *model.Trace) []uint64 {
+	counts := map[uint64]int{}
+	var out []uint64
+	var prev uint64
+	for i := range tr.Records {
+		rec := &tr.Records[i]
+		if rec.Kind == 0 && rec.Fault == 0 {
+			continue
+		}
+		e := edgeOf(rec)
+		counts[e]++
+		pair := e*0x9e3779b97f4a7c15 ^ prev
+		out = append(out, pair|1) // odd: pairs and counted edges never meet
+		prev = e
+	}
+	for e, n := range counts {
+		out = append(out, (e^uint64(hitBucket(n))*0xff51afd7ed558ccd)&^1)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// edgeOf hashes one step's edge.
+func edgeOf(rec *model.Record) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%d|%d|%d|%s|%s|%t|%t|", rec.Actor, rec.Kind, rec.Timer, rec.Event, rec.Informer, rec.Target.Kind, rec.Replay, rec.Fault != 0)
+	for _, w := range rec.Writes {
+		fmt.Fprintf(h, "w%s%t,", w.Verb, w.Unconditional)
+	}
+	for _, n := range rec.Notes {
+		fmt.Fprintf(h, "n%d", n.Kind)
+		if n.Call != nil {
+			fmt.Fprintf(h, "%s%s%t", n.Call.Verb, n.Call.Reason, n.Call.Applied)
+		}
+		h.Write([]byte{','})
+	}
+	return h.Sum64()
+}
+
+// hitBucket is AFL's hit-count bucket of n.
+func hitBucket(n int) int {
+	switch {
+	case n <= 3:
+		return n
+	case n <= 7:
+		return 4
+	case n <= 15:
+		return 5
+	case n <= 31:
+		return 6
+	case n <= 127:
+		return 7
+	}
+	return 8
+}
