@@ -86,7 +86,7 @@ type corpusEntry struct {
 
 // freshShare is the share of runs drawn afresh once the corpus has
 // entries: one in freshShare.
-const freshShare = 4
+const freshShare = 2
 
 // coverageRun is one run's input: a schedule, inputs, and the prefix of
 // choices it replays before drawing its own.
@@ -168,6 +168,20 @@ func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed 
 	if fr.decisions != nil {
 		choices = choicesOf(fr.decisions)
 	}
+	if minimal.Failure.Verdict != Hang {
+		var runs int
+		var err error
+		fr, choices, runs, err = p.redrawDeletions(fr, choices, seed, opts)
+		deletions += runs
+		if err != nil {
+			return nil, err
+		}
+		fr, choices, runs, err = p.targetedShrink(fr, choices, seed, opts)
+		deletions += runs
+		if err != nil {
+			return nil, err
+		}
+	}
 	return &Counterexample{
 		Scenario:     p.shape.sc.Name,
 		Faults:       p.mix,
@@ -185,6 +199,128 @@ func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed 
 		DeletionRuns: deletions,
 		minimal:      fr.out,
 	}, nil
+}
+
+// redrawTries is the number of runs redrawDeletions makes for each fault
+// it tries deleting.
+const redrawTries = 16
+
+// redrawDeletions deletes more faults from a failing run than
+// deleteFaults can: rapid, shrinking, searches the smaller schedules with
+// fresh choices, which deleteFaults, following the run's own decisions,
+// does not; a coverage-guided run, which rapid never saw, gets that
+// search here. Each fault is tried deleted with redrawTries runs that
+// replay a prefix of the run's choices, cut at a point drawn from the
+// search's seed, and draw the rest; the first run that fails as the run
+// did is adopted, and the pass starts over from it, down to no fault at
+// all. It returns the run, its choices and the runs it made.
+func (p *Prepared) redrawDeletions(fr failingRun, choices []int, seed uint64, opts SearchOptions) (failingRun, []int, int, error) {
+	runs := 0
+	want := fr.out.Failure
+	stream := uint64(1) << 40
+	for adopted := true; adopted && len(fr.schedule) > 0; {
+		adopted = false
+		for _, i := range deletionOrder(fr.schedule) {
+			for try := range redrawTries {
+				rng := rand.New(rand.NewPCG(seed, stream))
+				stream++
+				smaller := slices.Delete(slices.Clone(fr.schedule), i, i+1)
+				if try >= redrawTries/2 && len(smaller) > 0 {
+					// The other faults may need another time or other
+					// parameters without this one, as rapid would try.
+					smaller = p.nudge(smaller, rng)
+				}
+				// Half the tries make every choice past the cut 0, the
+				// interleaving rapid's shrinking tends to; the others draw.
+				prefix := choices
+				if try > 0 {
+					prefix = choices[:rng.IntN(len(choices)+1)]
+				}
+				ch := &coverageChooser{prefix: prefix, rng: rng, zeros: try%2 == 1}
+				out, err := p.execute(smaller, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: fr.out.Inputs, Wrap: runWrap(opts.Wrap)})
+				runs++
+				if err != nil {
+					return fr, choices, runs, err
+				}
+				if f := out.Failure; f != nil && f.Property == want.Property && f.Verdict == want.Verdict {
+					sched, _ := p.struckOnly(out, ch.log, opts)
+					fr, choices, adopted = failingRun{out: out, schedule: sched}, ch.log, true
+					break
+				}
+			}
+			if adopted {
+				break
+			}
+		}
+	}
+	return fr, choices, runs, nil
+}
+
+// targetedChecks is the number of runs of each targeted search of
+// targetedShrink.
+const targetedChecks = 60
+
+// targetedShrink looks, for a failing run that still has two faults or
+// more, for a smaller counterexample with the same property and verdict
+// where rapid finds one fastest: a rapid search, from the same seed, under
+// each kind of the run's schedule alone (the targeted mix, which finds
+// each benchmark class in a few runs with one fault), shrunk by rapid.
+// The first such counterexample with fewer faults is adopted: its
+// schedule fits the whole mix, and its choices replay it. It returns the
+// run, its choices and the runs it made.
+func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opts SearchOptions) (failingRun, []int, int, error) {
+	if len(fr.schedule) < 2 {
+		return fr, choices, 0, nil
+	}
+	want := fr.out.Failure
+	var kinds faults.Mix
+	for _, t := range fr.schedule {
+		if k := t.Fault.Kind(); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	runs := 0
+	for _, k := range kinds {
+		sub, err := p.shape.under(faults.Mix{k})
+		if err != nil {
+			continue // a kind the topology cannot draw alone
+		}
+		o := SearchOptions{Checks: targetedChecks, Seed: seed, Logger: opts.Logger, RunTimeout: opts.RunTimeout, Wrap: opts.Wrap, ShrinkTime: opts.ShrinkTime, Test: opts.Test}
+		res, err := sub.searchOnce(o, func(uint64) string { return "" })
+		if err != nil {
+			return fr, choices, runs, err
+		}
+		runs += res.Runs
+		cx := res.Counterexample
+		if cx == nil {
+			continue
+		}
+		runs += cx.DeletionRuns
+		if f := cx.Failure; f.Property == want.Property && f.Verdict == want.Verdict && len(cx.Schedule) < len(fr.schedule) {
+			fr, choices = failingRun{out: cx.minimal, schedule: cx.Schedule}, cx.Choices
+			if len(fr.schedule) < 2 {
+				break
+			}
+		}
+	}
+	return fr, choices, runs, nil
+}
+
+// nudge moves one fault of sched earlier or redraws its parameters; a
+// schedule that would no longer fit the budget is returned as it was.
+func (p *Prepared) nudge(sched faults.Schedule, rng *rand.Rand) faults.Schedule {
+	out := slices.Clone(sched)
+	i := rng.IntN(len(out))
+	if rng.IntN(2) == 0 {
+		out[i].At = model.Time(rng.Int64N(int64(out[i].At) + 1)) // toward 0, as rapid shrinks
+	} else if t, ok := p.freshFault(rng, out[i].Fault.Kind()); ok {
+		out[i].Fault = t.Fault
+	}
+	if out.Fits(p.mix, p.plan.Topology, p.plan.Budget) != nil {
+		return sched
+	}
+	return out
 }
 
 // rapidChecks is rapid's number of checks (-rapid.checks), which a search
@@ -354,6 +490,8 @@ type coverageChooser struct {
 	log          []int
 	fingerprints bool
 	states       []uint64
+	// zeros makes every choice past the prefix 0 instead of a draw.
+	zeros bool
 }
 
 func (c *coverageChooser) Choose(n int, _ string) int {
@@ -361,7 +499,7 @@ func (c *coverageChooser) Choose(n int, _ string) int {
 	switch {
 	case len(c.log) < len(c.prefix):
 		v = fit(c.prefix[len(c.log)], n)
-	case n > 1 && c.rng.IntN(2) == 1:
+	case n > 1 && !c.zeros && c.rng.IntN(2) == 1:
 		v = 1 + c.rng.IntN(n-1)
 	}
 	c.log = append(c.log, v)
@@ -393,26 +531,22 @@ func (c *coverageChooser) coverage(out *Outcome) []uint64 {
 // step is an edge (who acted, how, on what kind of object, and with what
 // outcome: the verbs it wrote, the notes it left, the reasons its calls
 // failed with), counted in the buckets AFL uses (1, 2, 3, 4–7, 8–15,
-// 16–31, 32–127, 128 and more); and each pair of consecutive edges, the
-// order the interleaving put them in. Steps no action made (the setup, a
-// heal) are left out.
+// 16–31, 32–127, 128 and more). Steps no action made (the setup, a heal)
+// are left out. Pairs of consecutive edges, AFL's next refinement, found
+// no more on the class benchmark and kept a larger corpus
+// (docs/design.md, "Coverage-guided search").
 func edges(tr *model.Trace) []uint64 {
 	counts := map[uint64]int{}
-	var out []uint64
-	var prev uint64
 	for i := range tr.Records {
 		rec := &tr.Records[i]
 		if rec.Kind == 0 && rec.Fault == 0 {
 			continue
 		}
-		e := edgeOf(rec)
-		counts[e]++
-		pair := e*0x9e3779b97f4a7c15 ^ prev
-		out = append(out, pair|1) // odd: pairs and counted edges never meet
-		prev = e
+		counts[edgeOf(rec)]++
 	}
+	out := make([]uint64, 0, len(counts))
 	for e, n := range counts {
-		out = append(out, (e^uint64(hitBucket(n))*0xff51afd7ed558ccd)&^1)
+		out = append(out, e^uint64(hitBucket(n))*0xff51afd7ed558ccd)
 	}
 	slices.Sort(out)
 	return out
