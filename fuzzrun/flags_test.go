@@ -39,6 +39,7 @@ func TestUsageErrorsExitTwoWithAMessage(t *testing.T) {
 		{[]string{"-workers", "0"}, "-workers must be at least 1"},
 		{[]string{"-run-timeout", "0s"}, "-run-timeout must be positive"},
 		{[]string{"-strategy", "dfs"}, `unknown strategy "dfs" (known: random, pct, exhaustive, coverage)`},
+		{[]string{"-strategy", "coverage", "-pct-depth", "2"}, "-strategy: strategy coverage takes no depth (got 2)"},
 		{[]string{"-strategy", "exhaustive", "-depth", "0"}, "-depth: exhaustive depth 0: must be in [1, 64]"},
 		{[]string{"-strategy", "exhaustive", "-depth", "65"}, "-depth: exhaustive depth 65: must be in [1, 64]"},
 		{[]string{"-strategy", "exhaustive", "-max-faults", "-1"}, "-max-faults -1: must be in [1, 4]"},

@@ -37,6 +37,9 @@ type Corpus struct {
 	// reached (model.Cluster.Fingerprint) instead of the trace's edges:
 	// the alternative docs/design.md measures, for tests.
 	fingerprints bool
+	// fresh draws every run afresh and keeps nothing: the search without
+	// feedback, for tests.
+	fresh bool
 }
 
 // NewCorpus returns an empty corpus.
@@ -64,7 +67,7 @@ func (c *Corpus) of(mix faults.Mix) *corpus {
 	key := mix.String()
 	m := c.mixes[key]
 	if m == nil {
-		m = &corpus{seen: map[uint64]bool{}}
+		m = &corpus{seen: map[uint64]bool{}, fresh: c.fresh}
 		c.mixes[key] = m
 	}
 	return m
@@ -74,6 +77,7 @@ func (c *Corpus) of(mix faults.Mix) *corpus {
 type corpus struct {
 	seen    map[uint64]bool
 	entries []corpusEntry
+	fresh   bool
 }
 
 // corpusEntry is a run that reached new coverage: with its schedule and
@@ -82,6 +86,8 @@ type corpusEntry struct {
 	sched   faults.Schedule
 	inputs  Transitions
 	choices []int
+	// mutant says the run was a mutant of another entry.
+	mutant bool
 }
 
 // freshShare is the share of runs drawn afresh once the corpus has
@@ -145,8 +151,8 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 			res.ConvergeTimes = append(res.ConvergeTimes, out.ConvergeTime)
 		}
 		res.Passed = out
-		if m.add(ch.coverage(out)) {
-			m.entries = append(m.entries, corpusEntry{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log)})
+		if m.add(ch.coverage(out)) && !m.fresh {
+			m.entries = append(m.entries, corpusEntry{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log), mutant: in.mutant})
 		}
 	}
 	return res, nil
@@ -349,7 +355,7 @@ func (m *corpus) add(features []uint64) bool {
 // nextRun draws the next run's input: afresh while the corpus is empty and
 // one run in freshShare after, else a mutant of a corpus entry.
 func (p *Prepared) nextRun(m *corpus, rng *rand.Rand) coverageRun {
-	if len(m.entries) == 0 || rng.IntN(freshShare) == 0 {
+	if len(m.entries) == 0 || rng.IntN(freshShare) == 0 || m.fresh {
 		return coverageRun{sched: p.freshSchedule(rng), inputs: p.freshInputs(rng)}
 	}
 	e := m.entries[rng.IntN(len(m.entries))]
