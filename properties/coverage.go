@@ -2,8 +2,6 @@ package properties
 
 import (
 	"flag"
-	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -558,21 +556,53 @@ func edges(tr *model.Trace) []uint64 {
 	return out
 }
 
-// edgeOf hashes one step's edge.
+// edgeOf hashes one step's edge (FNV-1a, field by field).
 func edgeOf(rec *model.Record) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%d|%d|%s|%s|%t|%t|", rec.Actor, rec.Kind, rec.Timer, rec.Event, rec.Informer, rec.Target.Kind, rec.Replay, rec.Fault != 0)
+	h := edgeHash(14695981039346656037)
+	h.str(rec.Actor)
+	h.byte(byte(rec.Kind))
+	h.byte(byte(rec.Timer))
+	h.byte(byte(rec.Event))
+	h.str(rec.Informer)
+	h.str(rec.Target.Kind)
+	h.bool(rec.Replay)
+	h.bool(rec.Fault != 0)
 	for _, w := range rec.Writes {
-		fmt.Fprintf(h, "w%s%t,", w.Verb, w.Unconditional)
+		h.byte('w')
+		h.byte(byte(w.Verb))
+		h.bool(w.Unconditional)
 	}
 	for _, n := range rec.Notes {
-		fmt.Fprintf(h, "n%d", n.Kind)
+		h.byte('n')
+		h.byte(byte(n.Kind))
 		if n.Call != nil {
-			fmt.Fprintf(h, "%s%s%t", n.Call.Verb, n.Call.Reason, n.Call.Applied)
+			h.byte(byte(n.Call.Verb))
+			h.str(string(n.Call.Reason))
+			h.bool(n.Call.Applied)
 		}
-		h.Write([]byte{','})
 	}
-	return h.Sum64()
+	return uint64(h)
+}
+
+// edgeHash is an FNV-1a hash being written.
+type edgeHash uint64
+
+func (h *edgeHash) byte(b byte) { *h = (*h ^ edgeHash(b)) * 1099511628211 }
+
+func (h *edgeHash) bool(b bool) {
+	if b {
+		h.byte(1)
+	} else {
+		h.byte(0)
+	}
+}
+
+// str writes s and a separator, so that "ab","c" and "a","bc" differ.
+func (h *edgeHash) str(s string) {
+	for i := 0; i < len(s); i++ {
+		h.byte(s[i])
+	}
+	h.byte(0xff)
 }
 
 // hitBucket is AFL's hit-count bucket of n.

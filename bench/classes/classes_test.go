@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/bench/classes"
 	"github.com/converge-sim/converge/properties"
@@ -37,9 +38,10 @@ func TestClassTable(t *testing.T) {
 		if !strings.Contains(c.Name, *only) {
 			continue
 		}
+		start := time.Now()
 		r, err := classes.MeasureWith(t, c, classes.Seeds(classes.TableSeeds), s)
 		require.NoError(t, err)
-		t.Logf("%s: found %d/%d, runs %v", c.Name, r.Found(), r.Seeds, r.Runs)
+		t.Logf("%s: found %d/%d, runs %v, shrunk %v, %v", c.Name, r.Found(), r.Seeds, r.Runs, r.Shrunk, time.Since(start).Round(time.Millisecond))
 		results = append(results, r)
 		if s.String() == properties.StrategyRandom {
 			assert.GreaterOrEqual(t, r.Found(), c.Floor, "%s fell below its floor", c.Name)
