@@ -77,3 +77,11 @@ func TestParseCoverage(t *testing.T) {
 	_, err = properties.ParseStrategy("coverage", 2)
 	assert.EqualError(t, err, "strategy coverage takes no depth (got 2)")
 }
+
+// TestTheCoverageSeedLineNamesTheStrategy: the line that re-runs a seed
+// says -strategy coverage, so that it re-runs the same strategy.
+func TestTheCoverageSeedLineNamesTheStrategy(t *testing.T) {
+	mix := faults.Mix{faults.KindRestart}
+	assert.Equal(t, "fuzzrun -scenario s -faults restart -strategy coverage -seed 9", properties.ReplayLine("fuzzrun", "s", mix, coverage, 9))
+	assert.Equal(t, "fuzzrun -scenario s -faults restart -seed 9", properties.ReplayLine("fuzzrun", "s", mix, properties.Strategy{}, 9))
+}

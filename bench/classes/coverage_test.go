@@ -40,3 +40,17 @@ func classNamed(t *testing.T, name string) classes.Class {
 	t.Fatalf("no class %s", name)
 	return classes.Class{}
 }
+
+// TestCoverageShrinksAsFarAsRandom: a failing coverage-guided run is
+// shrunk past what fault deletion alone reaches. From seed 21,
+// swallows-errors fails at run 50 with a delay and an apierror that
+// deletion, followed or redrawn, cannot take apart; the targeted rapid
+// search under apierror alone finds the one-fault counterexample random
+// finds.
+func TestCoverageShrinksAsFarAsRandom(t *testing.T) {
+	c := classNamed(t, "swallows-errors")
+	cov, err := classes.MeasureWith(t, c, []uint64{21}, properties.Strategy{Name: properties.StrategyCoverage})
+	require.NoError(t, err)
+	assert.Equal(t, []int{50}, cov.Runs)
+	assert.Equal(t, []int{1}, cov.Shrunk, "one fault in the shrunk schedule")
+}
