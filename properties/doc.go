@@ -25,7 +25,10 @@
 //     [Failure], the shrunk fault schedule, the interleaving choices and
 //     the trace; its Report is what Check prints.
 //   - [Strategy] and [ParseStrategy] choose how the fault phase is
-//     interleaved: random, or probabilistic concurrency testing (PCT).
+//     interleaved: random, or probabilistic concurrency testing (PCT); or
+//     how runs are chosen at all: coverage-guided search keeps the runs
+//     that reach new coverage in a [Corpus] and mutates them (Search
+//     only; docs/design.md, "Coverage-guided search").
 //   - [Replay] re-runs a counterexample's schedule and choices, byte for
 //     byte; [Execute] runs one schedule with any model.Chooser. Both return
 //     an [Outcome], which Outcome.Timeline turns into a page for package
