@@ -23,7 +23,9 @@ import (
 //
 // A failing run is shrunk as rapid's counterexamples are after rapid is
 // done (struckOnly, then deleteFaults): the faults it does not need are
-// deleted, so its schedule is 1-minimal under deletion.
+// deleted, so its schedule is 1-minimal under deletion. Since rapid never
+// shrank it, two more passes search for smaller schedules as rapid's
+// shrinking does (redrawDeletions, targetedShrink).
 
 // Corpus is the memory of the coverage-guided strategy: per fault mix,
 // the coverage seen so far and the runs that first reached some of it.
