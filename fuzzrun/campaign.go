@@ -485,7 +485,13 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 		r.retry = append(slices.Clone(j.Seeds[s.pos+1:]), r.retry...)
 		f := lost(j, seed, verdict, summary, details)
 		f.ReplaySeed = seedCommand(j.Scenario, r.row.Mix, j.strategy(), seed)
-		if verdict == VerdictHang {
+		if j.strategy().Name == properties.StrategyCoverage {
+			// The run mutated the worker's corpus, gone with the worker:
+			// its seed alone does not make it again (docs/design.md,
+			// "Coverage-guided search").
+			f.ReplaySeed = ""
+		}
+		if verdict == VerdictHang && f.ReplaySeed != "" {
 			f.RunTimeout = c.opts.runTimeout.Seconds()
 			// The seed replay stops at the same bound and says so.
 			f.ReplaySeed += fmt.Sprintf(" -run-timeout %v", c.opts.runTimeout)

@@ -85,7 +85,9 @@ type Finding struct {
 	// Count is how many runs of the campaign found this same failure (same
 	// scenario, property and shrunk-schedule signature).
 	Count int `json:"count"`
-	// Replay replays the file; ReplaySeed re-runs and re-shrinks the seed.
+	// Replay replays the file; ReplaySeed re-runs and re-shrinks the seed,
+	// and is empty when the seed alone does not make the run again (a
+	// -strategy coverage run that mutated its worker's corpus).
 	Replay     string `json:"replay"`
 	ReplaySeed string `json:"replay_seed"`
 

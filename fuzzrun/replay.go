@@ -42,6 +42,10 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 	fmt.Fprintf(report, "replay of %s: scenario %s, faults %s, seed %d, strategy %s, found by converge %s\n",
 		opts.replay, f.Scenario, f.Faults, f.Seed, f.strategy(), f.Version)
 	if f.Lost() {
+		if f.ReplaySeed == "" {
+			fmt.Fprintf(report, "%s\nthis run never reported back, and it mutated the corpus its worker had built (-strategy coverage), which went with the worker: it cannot be made again; run the campaign's row under -strategy random to search for it by seed\n", f.Report)
+			return ExitUnexpected
+		}
 		fmt.Fprintf(report, "%s\nthis run never reported back, so it replays only by re-running its seed:\n  %s\n", f.Report, f.ReplaySeed)
 		return ExitUnexpected
 	}
@@ -65,7 +69,11 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 		return ExitUnexpected
 	}
 	if divergence != "" {
-		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: the replay left the recorded path: %s; the scenario or its controllers changed since the finding, or the file was edited; search its seed again with: %s\n", opts.replay, sc.Name, divergence, echo.Clip(f.ReplaySeed, 1000))
+		again := "search its seed again with: " + echo.Clip(f.ReplaySeed, 1000)
+		if f.ReplaySeed == "" {
+			again = "its run mutated a coverage corpus, so its seed alone does not search for it again"
+		}
+		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: the replay left the recorded path: %s; the scenario or its controllers changed since the finding, or the file was edited; %s\n", opts.replay, sc.Name, divergence, again)
 		return ExitUsage
 	}
 	if f.TraceSHA256 != "" && out.Cluster.Trace().Hash() != f.TraceSHA256 && !hung(out) {

@@ -120,6 +120,10 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 		cp = NewCorpus()
 	}
 	m := cp.of(p.mix)
+	// A corpus handed in with runs in it was built by earlier searches
+	// (a fuzzrun worker's seeds before this one): a run mutating it is not
+	// made again by this search's seed alone.
+	inherited := opts.Corpus != nil && len(m.entries) > 0
 	prog := newProgress(opts.Progress, p.shape.sc.Name+"/"+p.mix.String())
 	res := &SearchResult{}
 	for i := range checks {
@@ -143,6 +147,9 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 			cx, err := p.coverageCounterexample(out, ch.log, seed, opts, replay)
 			if err != nil {
 				return nil, err
+			}
+			if inherited {
+				cx.Replay, cx.FromCorpus = "", true
 			}
 			res.Counterexample = cx
 			return res, nil

@@ -120,8 +120,14 @@ type Counterexample struct {
 	Choices []int
 	Steps   int
 	Trace   *model.Trace
-	// Replay is the command that replays the finding.
+	// Replay is the command that replays the finding; empty when the
+	// seed alone does not make the run again (FromCorpus).
 	Replay string
+	// FromCorpus is whether the run mutated a corpus that earlier
+	// searches built (StrategyCoverage with SearchOptions.Corpus): its
+	// seed alone does not make it again, its Schedule and Choices do
+	// (Replay; fuzzrun -replay of its finding file).
+	FromCorpus bool
 	// Class is Adversarial when the shrunk schedule still needs an
 	// adversarial fault (drop): a handler bug, not something client-go
 	// does; Faithful otherwise.
@@ -172,8 +178,11 @@ func (cx *Counterexample) Report() string {
 	case len(cx.Adversarial) > 0:
 		fmt.Fprintf(&b, "found by a second search under the faithful faults alone: the first counterexample needed an adversarial fault (%s), which client-go never produces; this one is a bug real clusters trigger\n", cx.Adversarial)
 	}
-	if cx.Replay != "" {
+	switch {
+	case cx.Replay != "":
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
+	case cx.FromCorpus:
+		b.WriteString("replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run mutated a corpus that earlier runs built, so its seed alone does not make it again\n")
 	}
 	return b.String()
 }
