@@ -134,3 +134,40 @@ func TestAShrinkOfALoopStopsItsRunsEarly(t *testing.T) {
 		t.Logf("busy %v: the search and its shrink made %d steps whole, %d with loops cut", busy, steps[0], steps[1])
 	}
 }
+
+// TestAWrongCutIsMadeAgainWhole: a controller that keeps memory its
+// fingerprint does not show (it says it is stateless, and stops flipping
+// after 1,500 reconciles) makes a cut wrong: the whole run converges. The
+// minimal failing run, made again in full, passes, and the search is made
+// again without cuts: its result is the whole search's.
+func TestAWrongCutIsMadeAgainWhole(t *testing.T) {
+	liar := flipper(true)
+	newRec := liar.NewReconciler
+	liar.NewReconciler = func(c model.Client) model.Reconciler {
+		rec, n := newRec(c), 0
+		return model.StatelessFunc(func(req model.Request) (model.Result, error) {
+			if n++; n > 1500 {
+				return model.Result{}, nil
+			}
+			return rec.Reconcile(req)
+		})
+	}
+	sc := Scenario{Name: "liar", Build: func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		if err := c.AddController(liar); err != nil {
+			return nil, err
+		}
+		return c, c.Apply(&model.Object{Kind: "Flag", Namespace: "default", Name: "web"})
+	}}
+	cut, _, err := Replay(sc, nil, nil, RunOptions{stopLoops: true})
+	require.NoError(t, err)
+	require.NotNil(t, cut.Failure, "the cut is wrong")
+	whole, _, err := Replay(sc, nil, nil, RunOptions{})
+	require.NoError(t, err)
+	require.Nil(t, whole.Failure, "%v", whole.Failure)
+
+	res, err := Search(sc, nil, SearchOptions{Checks: 3, Seed: 1, ReplayCommand: func(uint64) string { return "replay" }})
+	require.NoError(t, err)
+	assert.Nil(t, res.Counterexample)
+	assert.Equal(t, 3, res.Runs)
+}
