@@ -1,7 +1,6 @@
 package cronjob_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
@@ -30,7 +29,7 @@ func TestMeasureALoopingShrink(t *testing.T) {
 		built = append(built, c)
 		return c, err
 	}
-	res, err := properties.Search(sc, faults.Mix{faults.KindDelay}, properties.SearchOptions{Progress: os.Stderr, Checks: 5, Seed: 1, Wrap: properties.InBubble(t), Test: t})
+	res, err := properties.Search(sc, faults.Mix{faults.KindDelay}, properties.SearchOptions{Checks: 5, Seed: 1, Wrap: properties.InBubble(t), Test: t})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample)
 	steps := 0
