@@ -28,10 +28,16 @@ type loopMark struct {
 	at, draws, changes int
 }
 
-// loopCheckEvery is how often, in steps, a settle of quiescence takes its
-// state: a loop of p steps is seen within lcm(p, loopCheckEvery) steps of
-// its start, at one fingerprint per loopCheckEvery steps.
-const loopCheckEvery = 32
+// loopCheckFrom is the steps a settle of quiescence takes before it looks
+// for a loop, and loopCheckEvery how often it takes its state from there:
+// a settle shorter than loopCheckFrom, as nearly all are, costs no
+// fingerprint, and a loop of p steps is seen within lcm(p, loopCheckEvery)
+// steps of the first check after it began, at one fingerprint per
+// loopCheckEvery steps.
+const (
+	loopCheckFrom  = 256
+	loopCheckEvery = 32
+)
 
 func (l *loopStop) beginSettle() {
 	l.settled = nil
@@ -53,7 +59,7 @@ const mixLoop = 0x9e3779b97f4a7c15
 // it would go on to the step bound.
 func (r *runner) settleRepeats() bool {
 	l := r.loop
-	if l.taken++; l.taken%loopCheckEvery != 0 {
+	if l.taken++; l.taken < loopCheckFrom || l.taken%loopCheckEvery != 0 {
 		return false
 	}
 	if l.settled == nil {

@@ -171,3 +171,27 @@ func TestAWrongCutIsMadeAgainWhole(t *testing.T) {
 	assert.Nil(t, res.Counterexample)
 	assert.Equal(t, 3, res.Runs)
 }
+
+// BenchmarkLoopingSearch is the search of TestAShrinkOfALoopStopsItsRunsEarly
+// under drop, restart and delay from seed 1, its runs cut or whole.
+//
+//	go test ./properties -run '^$' -bench BenchmarkLoopingSearch -benchtime 10x
+func BenchmarkLoopingSearch(b *testing.B) {
+	for _, whole := range []bool{true, false} {
+		name := "cut"
+		if whole {
+			name = "whole"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				w := &loopWorld{busy: true}
+				res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindDelay}, SearchOptions{Checks: 20, Seed: 1, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
+				if err != nil || res.Counterexample == nil {
+					b.Fatal(err, res)
+				}
+				b.ReportMetric(float64(w.steps()), "steps/op")
+				b.ReportMetric(float64(len(w.built)), "runs/op")
+			}
+		})
+	}
+}
