@@ -44,7 +44,7 @@ func (l *loopStop) beginSettle() {
 	l.taken = 0
 }
 
-// state is the runner's state for loopStop: the cluster's loop fingerprint
+// loopState is the runner's state for loopStop: the cluster's loop fingerprint
 // and the fair scheduler's position.
 func (r *runner) loopState() uint64 {
 	return r.c.LoopFingerprint()*mixLoop ^ uint64(r.last)
