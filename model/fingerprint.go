@@ -40,17 +40,24 @@ func (c *Cluster) Fingerprint() uint64 {
 	if c.fpCache == nil || len(c.fpCache.objects) > maxCachedObjectHashes {
 		c.fpCache = &fingerprintCache{objects: map[*Object]uint64{}}
 	}
-	f := &fp{v: fnvOffset, cache: c.fpCache}
+	return c.fingerprint(&fp{v: fnvOffset, cache: c.fpCache})
+}
+
+// fingerprint writes the cluster's state to f: in full, or with f.loop set,
+// as LoopFingerprint does.
+func (c *Cluster) fingerprint(f *fp) uint64 {
+	s := c.server
 	f.int(int64(c.clock.Now()))
 	f.bool(c.actorsStopped)
 	f.bool(c.resyncHeld)
 	f.bool(c.panic != nil)
 	f.int(int64(len(c.pendingCrash)))
 
-	s := c.server
-	f.uint(s.rv)
-	f.uint(s.seq)
-	f.uint(s.compactedRV)
+	if f.loop == nil {
+		f.uint(s.rv)
+		f.uint(s.seq)
+		f.uint(s.compactedRV)
+	}
 	f.uint(s.rejectSeq)
 	for _, kind := range s.kindSeq {
 		f.str(kind)
@@ -61,7 +68,9 @@ func (c *Cluster) Fingerprint() uint64 {
 			return true
 		})
 	}
-	f.history(s.history)
+	if f.loop == nil {
+		f.history(s.history)
+	}
 	f.int(int64(len(s.gcQueue)))
 	for _, r := range s.gcQueue {
 		f.str(r.String())
@@ -137,6 +146,9 @@ const maxCachedObjectHashes = 1 << 16
 type fp struct {
 	v     uint64
 	cache *fingerprintCache
+	// loop, when set, writes resourceVersions, UIDs and times relative to
+	// the state's own (LoopFingerprint).
+	loop *loopBase
 }
 
 // fingerprintCache keeps, for one cluster, what Fingerprint hashed of the
@@ -293,6 +305,13 @@ func (f *fp) object(o *Object) {
 		f.uint(math.MaxUint64)
 		return
 	}
+	if f.loop != nil {
+		// Relative to the state it is in: not the cached hash.
+		of := fp{v: fnvOffset, loop: f.loop}
+		of.objectFields(o)
+		f.uint(of.v)
+		return
+	}
 	h, ok := f.cache.objects[o]
 	if !ok {
 		of := fp{v: fnvOffset}
@@ -309,13 +328,13 @@ func (f *fp) objectFields(o *Object) {
 	f.str(o.Namespace)
 	f.str(o.Name)
 	f.str(o.GenerateName)
-	f.str(string(o.UID))
-	f.uint(o.ResourceVersion)
+	f.uid(o.UID)
+	f.rv(o.ResourceVersion)
 	f.int(o.Generation)
-	f.int(int64(o.CreationTimestamp))
+	f.at(o.CreationTimestamp)
 	if o.DeletionTimestamp != nil {
 		f.bool(true)
-		f.int(int64(*o.DeletionTimestamp))
+		f.at(*o.DeletionTimestamp)
 	} else {
 		f.bool(false)
 	}
@@ -332,7 +351,7 @@ func (f *fp) objectFields(o *Object) {
 	for _, r := range o.OwnerReferences {
 		f.str(r.Kind)
 		f.str(r.Name)
-		f.str(string(r.UID))
+		f.uid(r.UID)
 		f.bool(r.Controller)
 		f.bool(r.BlockOwnerDeletion)
 	}
@@ -342,7 +361,7 @@ func (f *fp) objectFields(o *Object) {
 
 func (f *fp) event(e Event) {
 	f.int(int64(e.Type))
-	f.int(int64(e.At))
+	f.at(e.At)
 	f.object(e.Object)
 	// The replaced state decides the server's past views (a time travel).
 	f.object(e.Old)
@@ -441,7 +460,11 @@ func (f *fp) informer(inf *Informer) {
 		f.object(inf.cache.objs[k])
 		return true
 	})
-	f.uint(inf.lastRV)
+	if f.loop == nil {
+		f.uint(inf.lastRV)
+	} else {
+		f.since(inf)
+	}
 	f.bool(inf.broken)
 	f.bool(inf.mustRelist)
 	if w := inf.watch; w != nil {
@@ -481,8 +504,8 @@ func (f *fp) informer(inf *Informer) {
 	f.object(inf.prev)
 	f.uint(inf.lag)
 	f.bool(inf.travel)
-	f.uint(inf.travelSeen)
-	f.uint(inf.travelTo)
+	f.rv(inf.travelSeen)
+	f.rv(inf.travelTo)
 }
 
 // StatelessFunc is a ReconcilerFunc that declares it keeps no memory

@@ -44,6 +44,8 @@ type propConfig struct {
 	// memoAnswered, if set, is called for every failing run the memo
 	// answers without making it.
 	memoAnswered func()
+	// stopLoops is RunOptions.stopLoops of every run.
+	stopLoops bool
 }
 
 // Plan is what a property needs to draw schedules for a scenario: its
@@ -118,7 +120,7 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 			}
 		}
 		if failed == nil {
-			opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, Wrap: cfg.wrap, refs: p.shape.refs}
+			opts := RunOptions{Logger: cfg.logger, Timeout: cfg.timeout, Inputs: inputs, Wrap: cfg.wrap, refs: p.shape.refs, stopLoops: cfg.stopLoops}
 			if hung {
 				opts.Timeout = afterHang(opts.timeout(sc))
 			}

@@ -31,6 +31,9 @@ type fightDetector struct {
 	history map[fieldKey][]fieldWrite
 	flips   map[fieldKey]int
 	found   *fight
+	// changes counts every change of hands, of any field: a loop that
+	// repeats with changes of hands is on its way to a fight (loopStop).
+	changes int
 }
 
 // fight is a field that flips between writers.
@@ -55,6 +58,7 @@ func (d *fightDetector) observe(w model.Write) {
 		writer := writerOf(w)
 		if n := len(h); n > 0 && h[n-1].writer != writer {
 			d.flips[key]++
+			d.changes++
 		}
 		d.history[key] = append(h, fieldWrite{writer: writer, value: ch.New})
 		if d.flips[key] >= fightFlips {

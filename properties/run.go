@@ -43,6 +43,10 @@ type RunOptions struct {
 	// instead of applying Inputs (exploration: explorer.inputSample).
 	inputSample Transitions
 	inputMoves  int
+	// stopLoops ends a run whose quiescence has entered a loop that
+	// repeats, with the verdict the whole run would reach (loopStop): a
+	// search's runs, whose minimal failing run is made again in full.
+	stopLoops bool
 }
 
 // Outcome is the result of one execution: the failure, if any, and the
@@ -74,6 +78,9 @@ type Outcome struct {
 	// QuietFrom is the step at which quiescence began; zero when the run
 	// failed before it.
 	QuietFrom int
+	// loopCut says the run was ended by RunOptions.stopLoops before its
+	// verdict's own step: its trace is a prefix of the whole run's.
+	loopCut bool
 }
 
 // execute is executeWith in the calling goroutine. Every choice is drawn
@@ -98,6 +105,11 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 	if in != nil {
 		r.draws = draws{}
 		in.watchAcceptance(c, sc.Inputs.Refused, r.controllers)
+	}
+	// A loop is told by the state: a component whose memory the state
+	// leaves out (no Fingerprinter, or a monitor) could break it.
+	if opts.stopLoops && sc.Monitors == nil && len(c.Unfingerprinted()) == 0 {
+		r.loop = &loopStop{}
 	}
 	r.invariants = sc.Invariants
 	if sc.Monitors != nil {
@@ -128,6 +140,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 		out.Converged, out.ConvergeTime = true, r.convergeTime()
 	}
 	out.QuietFrom = r.quietFrom
+	out.loopCut = r.loop != nil && r.loop.cut
 	return out, nil
 }
 
@@ -210,6 +223,8 @@ type runner struct {
 	// stepWrites counts the controllers' write calls in the current step
 	// (StepWriteLimit).
 	stepWrites int
+	// loop, when set, ends a quiescence that repeats itself (loopStop).
+	loop *loopStop
 }
 
 // countWrite is the intercept that counts the controllers' write calls
@@ -239,6 +254,9 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 	var ch model.Chooser = r.ch
 	if r.draws != nil {
 		ch = recordingChooser{inner: ch, d: r.draws}
+	}
+	if r.loop != nil {
+		ch = countingChooser{inner: ch, n: &r.loop.draws}
 	}
 	c.SetChooser(gatedChooser{inner: ch, g: r.gate})
 	if f := r.checkStep(); f != nil {
@@ -387,6 +405,10 @@ func (r *runner) quietRounds() *Failure {
 // (docs/design.md, "Quiescence").
 func (r *runner) settle(limit int) *Failure {
 	c := r.c
+	quiet := r.loop != nil && r.quietFrom > 0 && limit < 0
+	if quiet {
+		r.loop.beginSettle()
+	}
 	for c.Busy() && limit != 0 {
 		r.acts = c.Enabled(r.acts[:0])
 		next := -1
@@ -413,6 +435,9 @@ func (r *runner) settle(limit int) *Failure {
 			return f
 		}
 		limit--
+		if quiet && r.settleRepeats() {
+			return r.noFixedPoint(fmt.Sprintf("no fixed point within %d steps", r.b.maxSteps+r.backlog))
+		}
 	}
 	return nil
 }

@@ -87,6 +87,10 @@ type SearchOptions struct {
 	// noMemo makes every run of the search, the tests that compare
 	// searches with the memo of runs already made and without it.
 	noMemo bool
+	// wholeLoops runs every run to its verdict's own step, without
+	// loopStop: the tests that compare, and a search whose minimal run,
+	// made again in full, failed otherwise than its cut run did.
+	wholeLoops bool
 	// observe, if set, sees every run the search makes or the memo
 	// answers, as propConfig.observe.
 	observe func(out *Outcome, choices []int)
@@ -336,7 +340,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		times     []model.Time
 	)
 	prog := newProgress(opts.Progress, sc.Name+"/"+p.mix.String())
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: prog.answered, observe: func(out *Outcome, ch []int) {
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: prog.answered, stopLoops: !opts.wholeLoops, observe: func(out *Outcome, ch []int) {
 		if opts.observe != nil {
 			opts.observe(out, ch)
 		}
@@ -370,6 +374,21 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		return nil, fmt.Errorf("search of scenario %s failed outside the property: %s", sc.Name, msg)
 	}
 	seed := parseSeed(msg)
+	if minimal.loopCut {
+		// Made again in full, for its report and trace (docs/design.md,
+		// "A loop that repeats stops"). Should it fail otherwise, a cut
+		// was wrong, and the search is made again without cuts.
+		full, diverged, err := p.replay(minimal.Schedule, choices, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: minimal.Inputs, Wrap: runWrap(opts.Wrap)})
+		if err != nil {
+			return nil, err
+		}
+		if diverged || full.Failure == nil || full.Failure.Verdict != minimal.Failure.Verdict {
+			restore()
+			opts.wholeLoops = true
+			return p.searchOnce(opts, replay)
+		}
+		minimal = full
+	}
 	shrunk, _ := p.struckOnly(minimal, choices, opts)
 	fr := failingRun{out: minimal, schedule: shrunk}
 	deletions := 0

@@ -1,0 +1,91 @@
+package properties
+
+import "github.com/converge-sim/converge/model"
+
+// loopStop ends, in a search's runs (RunOptions.stopLoops), a settle of
+// quiescence that has come back to a state it was in: it is busy for ever,
+// and the step bound would end it as no-fixed-point, the verdict it gets
+// at once (docs/design.md, "A loop that repeats stops").
+//
+// A state is the cluster's loop fingerprint (model.Cluster.LoopFingerprint)
+// with the fair scheduler's position. A loop counts only if nothing was
+// drawn in it (a drawn choice may differ the next time round) and no field
+// changed hands in it (the fight detector counts those up to a fight).
+type loopStop struct {
+	// draws counts the choices the run drew (countingChooser).
+	draws int
+	// cut says the run was ended by a loop.
+	cut bool
+	// settled holds the marks of the current settle's checkpoints, taken
+	// every loopCheckEvery steps; taken counts its steps.
+	settled map[uint64]loopMark
+	taken   int
+}
+
+// loopMark is a point of a run: its checkpoint, choices drawn
+// and changes of hands so far.
+type loopMark struct {
+	at, draws, changes int
+}
+
+// loopCheckFrom is the steps a settle of quiescence takes before it looks
+// for a loop, and loopCheckEvery how often it takes its state from there:
+// a settle shorter than loopCheckFrom, as nearly all are, costs no
+// fingerprint, and a loop of p steps is seen within lcm(p, loopCheckEvery)
+// steps of the first check after it began, at one fingerprint per
+// loopCheckEvery steps.
+const (
+	loopCheckFrom  = 256
+	loopCheckEvery = 32
+)
+
+func (l *loopStop) beginSettle() {
+	l.settled = nil
+	l.taken = 0
+}
+
+// loopState is the runner's state for loopStop: the cluster's loop fingerprint
+// and the fair scheduler's position.
+func (r *runner) loopState() uint64 {
+	return r.c.LoopFingerprint()*mixLoop ^ uint64(r.last)
+}
+
+// mixLoop spreads the fingerprint before the scheduler's position is
+// mixed in.
+const mixLoop = 0x9e3779b97f4a7c15
+
+// settleRepeats says that the settle of quiescence under way has come back
+// to a state it was in, with nothing drawn and no change of hands since:
+// it would go on to the step bound.
+func (r *runner) settleRepeats() bool {
+	l := r.loop
+	if l.taken++; l.taken < loopCheckFrom || l.taken%loopCheckEvery != 0 {
+		return false
+	}
+	if l.settled == nil {
+		l.settled = map[uint64]loopMark{}
+	}
+	m := loopMark{at: l.taken, draws: l.draws, changes: r.fights.changes}
+	state := r.loopState()
+	prev, ok := l.settled[state]
+	if !ok {
+		l.settled[state] = m
+		return false
+	}
+	if prev.draws != m.draws || prev.changes != m.changes {
+		return false
+	}
+	l.cut = true
+	return true
+}
+
+// countingChooser counts the choices a run draws.
+type countingChooser struct {
+	inner model.Chooser
+	n     *int
+}
+
+func (c countingChooser) Choose(n int, label string) int {
+	*c.n++
+	return c.inner.Choose(n, label)
+}
