@@ -173,7 +173,7 @@ func runReference(sc Scenario, b bounds, q referenceFor, g *gate) (reference, *m
 	}
 	replay := newReplayChooser(q.draws)
 	b.budget.Horizon = q.quiet
-	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
+	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources(), reference: true}
 	ref.watch()
 	ref.invariants = sc.Invariants
 	if sc.Monitors != nil {

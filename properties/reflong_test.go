@@ -45,16 +45,19 @@ func ticker(c *model.Cluster, sticky bool) model.Controller {
 }
 
 // tickerScenario runs ticker over the Cache default/web, every 10 ticks at
-// first, with a fault phase of 25 ticks. status.lastRun is a time, and
-// compares as the adapter compares timestamps: by presence. built is set
-// to each cluster it builds.
-func tickerScenario(sticky bool, built **model.Cluster) Scenario {
+// first, with a fault phase of 25 ticks, and informers that resync every
+// resync ticks (0: never). status.lastRun is a time, and compares as the
+// adapter compares timestamps: by presence. built is set to each cluster
+// it builds.
+func tickerScenario(sticky bool, resync model.Time, built **model.Cluster) Scenario {
 	return Scenario{
 		Name: "ticker",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
 			*built = c
-			if err := c.AddController(ticker(c, sticky)); err != nil {
+			ctl := ticker(c, sticky)
+			ctl.ResyncPeriod = resync
+			if err := c.AddController(ctl); err != nil {
 				return nil, err
 			}
 			return c, c.Apply(&model.Object{Kind: "Cache", Namespace: "default", Name: "web", Spec: model.NewFields(model.Values{"every": int64(10)})})
@@ -99,7 +102,7 @@ func (u timerUntil) Choose(n int, label string) int {
 func TestTheReferenceRunIsDrivenAsLongAsTheHistoryRan(t *testing.T) {
 	var c *model.Cluster
 	final := model.NewFields(model.Values{"every": int64(26)})
-	out, err := Execute(tickerScenario(false, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{final}})
+	out, err := Execute(tickerScenario(false, 0, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{final}})
 	require.NoError(t, err)
 	require.Len(t, out.Transitions, 1)
 	require.Equal(t, model.Time(10), out.Transitions[0].At, "the transition lands after the run at t=10")
@@ -112,7 +115,7 @@ func TestTheReferenceRunIsDrivenAsLongAsTheHistoryRan(t *testing.T) {
 
 	// The reference run judged at the history's quiet time alone has no
 	// run: the false finding.
-	sc := tickerScenario(false, &c)
+	sc := tickerScenario(false, 0, &c)
 	atQuiet, _, err := runReference(sc, sc.bounds(out.Cluster), referenceFor{spec: final, draws: draws{}, quiet: quiet}, &gate{})
 	require.NoError(t, err)
 	cm := newComparer(sc.Inputs)
@@ -125,7 +128,7 @@ func TestTheReferenceRunIsDrivenAsLongAsTheHistoryRan(t *testing.T) {
 // time and at the time it was judged; the finding says both.
 func TestAStickyTickerIsStillFoundWhenDrivenLonger(t *testing.T) {
 	var c *model.Cluster
-	out, err := Execute(tickerScenario(true, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{model.NewFields(model.Values{"every": int64(26)})}})
+	out, err := Execute(tickerScenario(true, 0, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{model.NewFields(model.Values{"every": int64(26)})}})
 	require.NoError(t, err)
 	require.NotNil(t, out.Failure)
 	assert.Equal(t, HistoryDependent, out.Failure.Verdict, out.Failure.Report(nil))
@@ -147,7 +150,7 @@ func TestAStickyTickerIsStillFoundWhenDrivenLonger(t *testing.T) {
 func TestADrivenReferenceThatFailsIsTheVerdict(t *testing.T) {
 	var c *model.Cluster
 	final := model.NewFields(model.Values{"every": int64(26), "loop": true})
-	out, err := Execute(tickerScenario(false, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{final}})
+	out, err := Execute(tickerScenario(false, 0, &c), nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{final}})
 	require.NoError(t, err)
 	require.Len(t, out.Transitions, 1)
 	quiet, _ := out.Cluster.QuietSince()
@@ -162,4 +165,47 @@ func TestADrivenReferenceThatFailsIsTheVerdict(t *testing.T) {
 	assert.NotEmpty(t, out.Failure.Inputs, "the history's inputs")
 	assert.Contains(t, out.Failure.Diagnosis, "at t=25, where the history's fault phase ended, a fresh cluster given the final spec differed from the history (1 difference: Cache default/web status.lastRun: \"(a time)\" after the transitions, <none> in a fresh cluster)")
 	assert.False(t, out.Converged)
+}
+
+// TestAFarRequeueIsReachedWithoutAStepPerResync: the ticker resyncs
+// every 10 ticks and is given a period of 50,000 after its run at t=10.
+// Its clock stopped at t=25, it requeues 49,985 ticks ahead at every
+// reconcile: a quiet round waits for that requeue. Before the round
+// passed over idle resyncs, it fired the resync every 10 ticks on the
+// way (held while the run checks for prompt convergence: one step each),
+// and the run ended as "no fixed point within 5000 steps" at t=49,800
+// (the cronjob example at an interval of 12,478 s, 5 informers, issue
+// 35). Now the history is judged after a few
+// dozen steps, every round's first period still replays the cache, and
+// the reference run driven to the time the history was judged reaches
+// it in its fault phase, with the run at 50,000 made: no finding.
+func TestAFarRequeueIsReachedWithoutAStepPerResync(t *testing.T) {
+	var c *model.Cluster
+	final := model.NewFields(model.Values{"every": int64(50_000)})
+	sc := tickerScenario(false, 10, &c)
+	out, err := Execute(sc, nil, timerUntil{c: &c, at: 10}, RunOptions{Inputs: Transitions{final}})
+	require.NoError(t, err)
+	require.Len(t, out.Transitions, 1)
+	assert.Nil(t, out.Failure, "%v", out.Failure)
+	judged := out.Cluster.Now()
+	assert.Greater(t, judged, model.Time(50_000), "the history waited for its requeue")
+	assert.Less(t, out.Cluster.Steps(), 100, "a few steps, not one per resync period")
+	quiet, _ := out.Cluster.QuietSince()
+	replays := 0
+	for _, rec := range out.Cluster.Trace().Records {
+		if rec.Kind == model.ActDeliver && rec.Replay && rec.Time > quiet {
+			replays++
+		}
+	}
+	assert.Positive(t, replays, "the first quiet round after the held ones replays the cache")
+
+	// The reference driven to the time the history was judged: its fault
+	// phase, no longer than FaultSteps, runs to that time.
+	ref, rc, err := runReference(sc, sc.bounds(out.Cluster), referenceFor{spec: final, draws: draws{}, quiet: judged}, &gate{})
+	require.NoError(t, err)
+	require.Nil(t, ref.failure)
+	assert.Less(t, rc.Steps(), 100)
+	web := rc.State().Get("Cache", "default", "web")
+	require.NotNil(t, web)
+	assert.Equal(t, int64(50_000), web.Status.Int("lastRun"), "the fresh cluster's run at 50,000")
 }
