@@ -103,7 +103,9 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 
 // replayMark is the state an informer's resync replayed: the cluster's
 // effective writes and the informer's last resourceVersion when it fired,
-// with nothing in flight to it (ok).
+// with nothing in flight to it (ok). It is left out of Fingerprint: it
+// decides only whether resyncs that would replay nothing new fire as
+// steps or are passed over (SkipIdleResyncs), not what the cluster does.
 type replayMark struct {
 	writes int
 	rv     uint64

@@ -148,11 +148,19 @@ func TestQuietMemcachedSmoke(t *testing.T) {
 // default run stays short; the finding's last spec names the limit 0 at
 // any stage of shrinking. Without the target, seed 1 fails (goal-unmet at
 // a deadline of 0 s, or a Job template with no container).
+//
+// The loop is a hot-loop when a history makes the run that loops, and a
+// no-fixed-point when only a fresh cluster driven to the time the
+// history was judged does (seed 1, an interval of 84 s after 30 s of
+// shrinking, 202 s after this test's 5 s: the history's clock stopped at
+// t=25, before its first run under the final spec);
+// before issue 35's last change, that one was reported as a
+// history-dependent status.lastSuccessfulTime.
 func TestQuietCronJobSmoke(t *testing.T) {
 	c := suite.QuietWith(t, cronjobScenario(t), suite.QuietOptions{Budget: time.Hour, MaxRuns: 40, MaxFindings: 1, ShrinkTime: 5 * time.Second})
 	require.Len(t, c.Findings, 1, "%d runs: the hot loop at successfulJobsHistoryLimit 0 is found", c.Runs)
 	f := c.Findings[0]
-	assert.Equal(t, properties.HotLoop, f.Verdict, "%s", f.Report)
+	assert.Contains(t, []properties.Verdict{properties.HotLoop, properties.NoFixedPoint}, f.Verdict, "%s", f.Report)
 	require.NotEmpty(t, f.Inputs)
 	last := f.Inputs[len(f.Inputs)-1]
 	assert.True(t, last.Has("successfulJobsHistoryLimit"), "%v", last)
