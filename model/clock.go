@@ -67,6 +67,21 @@ func (c *Clock) Next() *Timer {
 	return c.timers[0]
 }
 
+// nextOther returns the first live timer, in firing order, that skip
+// does not pass over, or nil.
+func (c *Clock) nextOther(skip func(*Timer) bool) *Timer {
+	var first *Timer
+	for _, t := range c.timers {
+		if t.dead || skip(t) {
+			continue
+		}
+		if first == nil || t.At < first.At || t.At == first.At && t.seq < first.seq {
+			first = t
+		}
+	}
+	return first
+}
+
 // Fire advances the clock to the next live timer and runs it. It returns the
 // timer, or nil when none is set.
 func (c *Clock) Fire() *Timer {

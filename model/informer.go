@@ -23,6 +23,9 @@ type Informer struct {
 	resync     *Timer
 	resyncName string
 	resyncFire func() // the resync timer's action, made once
+	// replayed is what the informer's last resync replayed
+	// (Cluster.SkipIdleResyncs).
+	replayed replayMark
 	// replay holds the keys a resync still has to replay, one per
 	// delivery step, as client-go's resync queues a Sync delta per key.
 	// replayBuf is its whole array, which the next resync fills again:
@@ -398,6 +401,7 @@ func (inf *Informer) stop() {
 	inf.dropHeld()
 	inf.resync.Cancel()
 	inf.resync = nil
+	inf.replayed = replayMark{}
 }
 
 // disarm clears every armed fault, ends a lag and cancels a time travel

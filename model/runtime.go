@@ -93,11 +93,91 @@ func (ctl *controller) scheduleResync(inf *Informer) {
 			} else {
 				inf.startReplay()
 				ctl.c.notef("%d objects to replay", inf.cache.len())
+				inf.replayed = replayMark{writes: ctl.c.writes, rv: inf.lastRV, ok: inf.Pending() == 0 && !inf.broken}
 			}
 			ctl.scheduleResync(inf)
 		}
 	}
 	inf.resync = ctl.c.clock.After(ctl.spec.ResyncPeriod, inf.resyncName, inf.resyncFire)
+}
+
+// replayMark is the state an informer's resync replayed: the cluster's
+// effective writes and the informer's last resourceVersion when it fired,
+// with nothing in flight to it (ok). It is left out of Fingerprint: it
+// decides only whether resyncs that would replay nothing new fire as
+// steps or are passed over (SkipIdleResyncs), not what the cluster does.
+type replayMark struct {
+	writes int
+	rv     uint64
+	ok     bool
+}
+
+// idle reports whether a resync of inf now would replay what its last
+// one did: no write since, nothing delivered to it since and nothing in
+// flight, its controller up; or resync is held, and it replays nothing.
+func (inf *Informer) idle() bool {
+	c := inf.ctrl.c
+	if !inf.ctrl.up || inf.resync == nil {
+		return false
+	}
+	if c.resyncHeld {
+		return true
+	}
+	m := inf.replayed
+	return m.ok && m.writes == c.writes && m.rv == inf.lastRV && inf.Pending() == 0 && !inf.broken && !inf.replayPending()
+}
+
+// SkipIdleResyncs passes over resyncs that would replay nothing new. It
+// does nothing while the cluster owes work (Busy). Otherwise a resync
+// timer due after time after is idle when its informer's last resync
+// replayed the current state: no effective write since it fired, no
+// event delivered to the informer since and none in flight (or resync
+// is held, and it replays nothing). Each idle resync due before the next
+// timer of another kind (a requeue, a backoff, a kubelet's delay, the
+// end of the fault phase), and before time before, is set again at the
+// first tick of its period at or after the earlier of the two, as if it
+// had fired in between and replayed the same caches to the same
+// controllers, which wrote nothing the last time. The clock then reaches
+// a far timer, a periodic controller's requeue hours away, in a few
+// steps instead of one per resync period and informer (docs/design.md,
+// "Quiescence": waiting for a far requeue). A controller is assumed to
+// answer an unchanged cache the same way at the same time it reads: one
+// that reads the model's running clock (Client.Now) on a resync, with no
+// requeue for the time it waits for, or counts resyncs in memory, sees
+// fewer of them. It returns how many resyncs it passed over.
+func (c *Cluster) SkipIdleResyncs(after, before Time) int {
+	if c.Busy() {
+		return 0
+	}
+	idle := map[*Timer]*Informer{}
+	for _, inf := range c.informers {
+		if inf.idle() && !inf.resync.dead && inf.resync.At > after {
+			idle[inf.resync] = inf
+		}
+	}
+	if len(idle) == 0 {
+		return 0
+	}
+	next := c.clock.nextOther(func(t *Timer) bool { return idle[t] != nil })
+	if next == nil {
+		return 0
+	}
+	target := min(next.At, before)
+	skipped := 0
+	// In the informers' order, so that the timers set again fire in a
+	// fixed order among themselves.
+	for _, inf := range c.informers {
+		t := inf.resync
+		if idle[t] == nil || t.At >= target {
+			continue
+		}
+		period := inf.ctrl.spec.ResyncPeriod
+		k := (target - t.At + period - 1) / period
+		t.Cancel()
+		inf.resync = c.clock.At(t.At+k*period, inf.resyncName, inf.resyncFire)
+		skipped += int(k)
+	}
+	return skipped
 }
 
 // crash loses the controller's memory, caches and queue. It comes back after

@@ -173,7 +173,7 @@ func runReference(sc Scenario, b bounds, q referenceFor, g *gate) (reference, *m
 	}
 	replay := newReplayChooser(q.draws)
 	b.budget.Horizon = q.quiet
-	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
+	ref := &runner{sc: sc, c: c, ch: replay, b: b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources(), reference: true}
 	ref.watch()
 	ref.invariants = sc.Invariants
 	if sc.Monitors != nil {
@@ -276,8 +276,10 @@ type judgment struct {
 	refusal  []string
 }
 
-// judge compares the history with its reference run.
-func (j *judgment) judge(ref reference) *Failure {
+// judge compares the history with its reference run ref, the one q
+// called for: j.q, or the reference driven as long as the history ran
+// (executeWith), whose failure says so.
+func (j *judgment) judge(ref reference, q referenceFor) *Failure {
 	r, in, target, tgt := j.r, j.in, j.r.sc.Inputs.Target, j.target
 	if len(ref.invalid) > 0 || j.invalid {
 		return nil
@@ -288,10 +290,14 @@ func (j *judgment) judge(ref reference) *Failure {
 	}
 	if ref.failure != nil {
 		f := *ref.failure
-		f.Summary = "a fresh cluster whose " + target.String() + " has the final spec from the start fails: " + f.Summary
+		fresh, sep := "a fresh cluster whose "+target.String()+" has the final spec from the start", " "
 		if j.q.from != nil {
-			f.Summary = "a fresh cluster whose " + target.String() + " has the last accepted spec, then the final spec, fails: " + ref.failure.Summary
+			fresh, sep = "a fresh cluster whose "+target.String()+" has the last accepted spec, then the final spec", ", "
 		}
+		if q.quiet != j.q.quiet {
+			fresh, sep = fresh+fmt.Sprintf(", driven to t=%d (the time the history was judged)", q.quiet), ", "
+		}
+		f.Summary = fresh + sep + "fails: " + ref.failure.Summary
 		f.Step, f.At = r.c.Steps(), r.c.Now()
 		f.Diagnosis = append(slices.Clip(f.Diagnosis), j.refusal...)
 		f.Diagnosis = append(f.Diagnosis, transitionLines(in, tgt.Spec)...)

@@ -111,7 +111,7 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 	if memo == nil {
 		memo = newReferenceMemo()
 	}
-	ref, f, err := referenceRun(sc, j, j.q, memo, opts)
+	ref, f, err := referenceRun(sc, j, j.q, memo, opts, referencePrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		out.Converged, out.ConvergeTime = false, 0
 		return out, nil
 	}
-	out.Failure = j.judge(ref)
+	out.Failure = j.judge(ref, j.q)
 	if out.Failure != nil && out.Failure.Verdict == HistoryDependent && j.judgedAt > j.q.quiet {
 		// A time-driven controller's state at Q may differ by time alone:
 		// a fresh cluster given the final spec makes its first periodic
@@ -134,14 +134,30 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 		// the same world": as long as the history ran).
 		later := j.q
 		later.quiet = j.judgedAt
-		ref, f, err := referenceRun(sc, j, later, memo, opts)
+		atQ := out.Failure
+		ref, f, err := referenceRun(sc, j, later, memo, opts, drivenPrefix(later.quiet))
 		if err != nil {
 			return nil, err
 		}
+		// A driven reference that fails has no fixed point to compare
+		// with, and its failure is the run's verdict, as the first
+		// reference run's is: the final spec alone fails in a fresh
+		// cluster given the time (the cronjob example's hot loop at
+		// successfulJobsHistoryLimit 0 once its first run is due).
+		earlier := fmt.Sprintf("at t=%d, where the history's fault phase ended, a fresh cluster given the final spec differed from the history (%s: %s)", j.q.quiet, plural(len(atQ.Details), "difference"), strings.Join(atQ.Details, "; "))
 		switch {
-		case f != nil || ref.failure != nil:
-			out.Failure.Diagnosis = append(out.Failure.Diagnosis, fmt.Sprintf("a fresh cluster driven to t=%d, the time the history was judged, did not reach a fixed point to compare with", later.quiet))
-		case j.judge(ref) == nil:
+		case f != nil:
+			f.Diagnosis = append(f.Diagnosis, earlier)
+			f.Inputs = inputLines(sc.Inputs.Target, opts.Inputs)
+			out.Failure = f
+			out.Converged, out.ConvergeTime = false, 0
+			return out, nil
+		case ref.failure != nil:
+			out.Failure = j.judge(ref, later)
+			if out.Failure != nil {
+				out.Failure.Diagnosis = append(out.Failure.Diagnosis, earlier)
+			}
+		case j.judge(ref, later) == nil:
 			out.Failure = nil
 		default:
 			out.Failure.Diagnosis = append(out.Failure.Diagnosis, fmt.Sprintf("a fresh cluster driven to t=%d, the time the history was judged, differs too", later.quiet))
@@ -157,8 +173,9 @@ func executeWith(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser
 // referenceRun returns the reference run q calls for, from memo or made
 // inside a separate call of opts.Wrap (see executeWith), and stores a new
 // one in memo. A reference run that hangs, stalls or leaks returns that
-// failure, said to be the reference run's.
-func referenceRun(sc Scenario, j *judgment, q referenceFor, memo *referenceMemo, opts RunOptions) (reference, *Failure, error) {
+// failure, its summary starting with prefix (referencePrefix, or
+// drivenPrefix for the reference driven as long as the history ran).
+func referenceRun(sc Scenario, j *judgment, q referenceFor, memo *referenceMemo, opts RunOptions, prefix string) (reference, *Failure, error) {
 	if ref, ok := memo.find(q); ok {
 		return ref, nil, nil
 	}
@@ -174,7 +191,7 @@ func referenceRun(sc Scenario, j *judgment, q referenceFor, memo *referenceMemo,
 	}); err != nil {
 		return reference{}, nil, err
 	}
-	refOut, err := rr.outcome(sc, nil, opts, "in the reference run (a fresh cluster given the final spec): ")
+	refOut, err := rr.outcome(sc, nil, opts, prefix)
 	if err != nil {
 		return reference{}, nil, err
 	}
@@ -183,6 +200,15 @@ func referenceRun(sc Scenario, j *judgment, q referenceFor, memo *referenceMemo,
 	}
 	memo.store(q.key(), got)
 	return got, nil, nil
+}
+
+// referencePrefix starts the summary of a reference run's hang, stall
+// or leak; drivenPrefix, of the reference run driven as long as the
+// history ran.
+const referencePrefix = "in the reference run (a fresh cluster given the final spec): "
+
+func drivenPrefix(t model.Time) string {
+	return fmt.Sprintf("in the reference run driven to t=%d, the time the history was judged (a fresh cluster given the final spec): ", t)
 }
 
 // within runs run inside wrap (RunOptions.Wrap) when it is set, else

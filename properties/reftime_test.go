@@ -31,10 +31,59 @@ func periodic(c *model.Cluster, sticky bool) model.Controller {
 // (bubbleNow: from a testing/synctest bubble's clock, as user code under
 // the controllerruntime adapter reads it).
 func periodicReading(c *model.Cluster, sticky bool, read func(model.Time) model.Time) model.Controller {
+	ctl := timeDriven(c, "periodic", sticky, read, func(cl model.Client, obj *model.Object, now, every model.Time) (model.Result, error) {
+		latest := now / every * every
+		requeue := model.Result{RequeueAfter: latest + every - now}
+		if latest == 0 {
+			return requeue, nil
+		}
+		name := "web-" + strconv.FormatInt(int64(latest), 10)
+		runs, err := cl.List("Run", model.ListOptions{Namespace: obj.Namespace, Owner: obj.UID})
+		if err != nil {
+			return model.Result{}, err
+		}
+		found := false
+		for _, run := range runs {
+			switch {
+			case run.Name == name:
+				found = true
+			case run.Spec.Int("at") < int64(latest):
+				if err := cl.Delete(run.Ref(), model.DeleteOptions{}); err != nil && model.ReasonOf(err) != model.ReasonNotFound {
+					return model.Result{}, err
+				}
+			}
+		}
+		if !found {
+			run := &model.Object{Kind: "Run", Namespace: obj.Namespace, Name: name, OwnerReferences: []model.OwnerReference{model.NewOwnerReference(obj)},
+				Spec: model.NewFields(model.Values{"at": int64(latest)})}
+			if err := cl.Create(run); err != nil && model.ReasonOf(err) != model.ReasonAlreadyExists {
+				return model.Result{}, err
+			}
+		}
+		if obj.Status.Int("lastRun") != int64(latest) {
+			obj.Status.Set("lastRun", int64(latest))
+			if err := cl.UpdateStatus(obj); err != nil {
+				return model.Result{}, err
+			}
+		}
+		return requeue, nil
+	})
+	ctl.Owns = []string{"Run"}
+	return ctl
+}
+
+// timeDriven is what the time-driven fixtures (periodic here, ticker in
+// reflong_test.go) share: a controller of Caches that reads the Cache,
+// the time (by read when it is set) on a clock stopped where the fault
+// phase ended, as the adapter's StopClockWhenFaultsEnd stops it
+// (model.Cluster.QuietSince), and the period spec.every, or, with sticky,
+// the first period it saw (status.every, a real history-dependent bug);
+// it records the period it runs by in status.every, then leaves the run
+// to body.
+func timeDriven(c *model.Cluster, name string, sticky bool, read func(model.Time) model.Time, body func(cl model.Client, obj *model.Object, now, every model.Time) (model.Result, error)) model.Controller {
 	return model.Controller{
-		Name: "periodic",
+		Name: name,
 		For:  "Cache",
-		Owns: []string{"Run"},
 		NewReconciler: func(cl model.Client) model.Reconciler {
 			return model.ReconcilerFunc(func(req model.Request) (model.Result, error) {
 				obj, err := cl.Get("Cache", req.Namespace, req.Name)
@@ -59,41 +108,7 @@ func periodicReading(c *model.Cluster, sticky bool, read func(model.Time) model.
 					obj.Status.Set("every", int64(every))
 					return model.Result{}, cl.UpdateStatus(obj)
 				}
-				latest := now / every * every
-				requeue := model.Result{RequeueAfter: latest + every - now}
-				if latest == 0 {
-					return requeue, nil
-				}
-				name := "web-" + strconv.FormatInt(int64(latest), 10)
-				runs, err := cl.List("Run", model.ListOptions{Namespace: req.Namespace, Owner: obj.UID})
-				if err != nil {
-					return model.Result{}, err
-				}
-				found := false
-				for _, run := range runs {
-					switch {
-					case run.Name == name:
-						found = true
-					case run.Spec.Int("at") < int64(latest):
-						if err := cl.Delete(run.Ref(), model.DeleteOptions{}); err != nil && model.ReasonOf(err) != model.ReasonNotFound {
-							return model.Result{}, err
-						}
-					}
-				}
-				if !found {
-					run := &model.Object{Kind: "Run", Namespace: req.Namespace, Name: name, OwnerReferences: []model.OwnerReference{model.NewOwnerReference(obj)},
-						Spec: model.NewFields(model.Values{"at": int64(latest)})}
-					if err := cl.Create(run); err != nil && model.ReasonOf(err) != model.ReasonAlreadyExists {
-						return model.Result{}, err
-					}
-				}
-				if obj.Status.Int("lastRun") != int64(latest) {
-					obj.Status.Set("lastRun", int64(latest))
-					if err := cl.UpdateStatus(obj); err != nil {
-						return model.Result{}, err
-					}
-				}
-				return requeue, nil
+				return body(cl, obj, now, every)
 			})
 		},
 	}

@@ -225,6 +225,12 @@ type runner struct {
 	stepWrites int
 	// loop, when set, ends a quiescence that repeats itself (loopStop).
 	loop *loopStop
+	// skippedResyncs counts the resyncs passed over on the way to a far
+	// timer (nextTimer).
+	skippedResyncs int
+	// reference marks a reference run, whose fault phase has nothing to
+	// choose: it passes over idle resyncs too (run).
+	reference bool
 }
 
 // countWrite is the intercept that counts the controllers' write calls
@@ -268,6 +274,15 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 	c.At(r.b.budget.Horizon, "cluster", "end of fault phase", func() { quiet = true })
 
 	for !quiet && r.faultSteps < r.b.faultSteps {
+		if r.reference {
+			// A reference run's fault phase has no fault, actor or
+			// choice: only the cluster's own work and timers until the
+			// history's quiet time, hours away after a long period.
+			// Resyncs due more than a resync period after the last write
+			// that would replay nothing new are passed over, as in a
+			// quiet round (quietRounds).
+			r.skippedResyncs += c.SkipIdleResyncs(max(r.settledAt, r.disturbedAt)+r.b.round, r.b.budget.Horizon)
+		}
 		r.acts = c.Enabled(r.acts[:0])
 		if len(r.acts) == 0 {
 			break
@@ -373,12 +388,19 @@ func (r *runner) quietRounds() *Failure {
 		writes := c.Writes()
 		mark = c.Server().RejectionMark()
 		// A round lasts a resync period, and longer if a requeue is
-		// waiting: a queue with a delayed key is not empty.
-		end := c.Now() + r.b.round
+		// waiting: a queue with a delayed key is not empty. Past its
+		// first resync period, resyncs that would replay what their
+		// informers last replayed, with nothing written since, are passed
+		// over on the way to the requeue (Cluster.SkipIdleResyncs): a
+		// periodic controller always has a next run, and waiting for one
+		// hours away must not cost a step per resync period
+		// (docs/design.md, "Quiescence": waiting for a far requeue).
+		first := c.Now() + r.b.round
+		end := first
 		if t, ok := c.RequeuesUntil(); ok && t > end {
 			end = t
 		}
-		for t := c.NextTimer(); t != nil && t.At <= end; t = c.NextTimer() {
+		for t := r.nextTimer(first, end); t != nil && t.At <= end; t = r.nextTimer(first, end) {
 			if f := r.step(model.Action{Kind: model.ActTimer}); f != nil {
 				return f
 			}
@@ -393,6 +415,16 @@ func (r *runner) quietRounds() *Failure {
 			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", round, r.b.round))
 		}
 	}
+}
+
+// nextTimer returns the cluster's next timer, once the resyncs due after
+// time after that would replay nothing new are passed over, up to the
+// end of the round (Cluster.SkipIdleResyncs): a resync held while the
+// run checks for prompt convergence replays nothing, but the first
+// round after the hold must find it within its first period.
+func (r *runner) nextTimer(after, end model.Time) *model.Timer {
+	r.skippedResyncs += r.c.SkipIdleResyncs(after, end)
+	return r.c.NextTimer()
 }
 
 // settle runs every action the cluster owes (see model.ActionKind.Owed),

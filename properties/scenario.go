@@ -104,8 +104,10 @@ type Scenario struct {
 	// harness measures that way: a run that exceeds it is stuck in user
 	// code, not slow.
 	RunTimeout time.Duration
-	// SettleRounds is how many quiet rounds (each one resync period long)
-	// quiescence may take to reach a round that writes nothing; default 5.
+	// SettleRounds is how many quiet rounds (each one resync period long,
+	// or until the requeue waiting fires, past idle resyncs: see
+	// docs/design.md, "Quiescence") quiescence may take to reach a round
+	// that writes nothing; default 5.
 	SettleRounds int
 	// ConvergeWithin, if positive, bounds the virtual time from the last
 	// disturbance (a fault healing, an outside write) to the fixed point:
