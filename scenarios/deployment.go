@@ -27,7 +27,7 @@ var nodeNames = []string{"node-1", "node-2", "node-3"}
 // controller, the ReplicaSet controller (with expectations), a scheduler, a
 // kubelet per node and the node lifecycle controller, running a 3-replica
 // Deployment on three nodes, while a user rolls out new images and a node
-// dies. It must converge under every healable fault, and keep its rollout
+// dies. It must converge under every healable fault but time travel, and keep its rollout
 // bounds from the start and from every rollout that starts from a complete
 // state (every pod ready, every ReplicaSet's status matching its pods, as
 // `kubectl rollout status` would have it): its ReplicaSets never ask for
@@ -36,11 +36,20 @@ var nodeNames = []string{"node-1", "node-2", "node-3"}
 // eviction, an outside delete): replacing lost pods races with scaling, in
 // this model as in Kubernetes, whose maxSurge bounds the ReplicaSets' specs
 // and does not count pods on a lost node.
+//
+// Under time travel its rollout bound has a window: a ReplicaSet controller
+// restarted onto a server many versions behind (24 in seed 1406) reads its
+// ReplicaSet's old spec, replicas 0, and deletes pods during a rollout, as
+// Kubernetes' own controller would on a lagging watch cache. A 5-minute
+// campaign under time travel alone found it in 7 of 18,251 runs, once the
+// distance could reach past 12 versions (issue 33): too rarely to declare as
+// a failure, too often to claim the bound. So the claim holds under every
+// healable fault but time travel (TestDeploymentHasATimeTravelWindow).
 func Deployment() properties.Scenario {
 	return properties.Scenario{
 		Name:    "deployment",
 		Program: Fuzzrun,
-		Doc:     "Deployment → ReplicaSet → Pod → scheduler → kubelets, with rolling updates and a node failure; converges under every healable fault within maxSurge/maxUnavailable",
+		Doc:     "Deployment → ReplicaSet → Pod → scheduler → kubelets, with rolling updates and a node failure; converges under every healable fault but time travel within maxSurge/maxUnavailable",
 		Build: func(cfg model.Config) (*model.Cluster, error) {
 			c := model.NewCluster(cfg)
 			ctrls := append(chainControllers(), deployment.Controller(resyncPeriod))
@@ -54,7 +63,7 @@ func Deployment() properties.Scenario {
 		},
 		Edits:    podDeletes,
 		Monitors: rolloutBounds,
-		Expect:   []properties.Expectation{{Faults: Healable}},
+		Expect:   []properties.Expectation{{Faults: healableButTimeTravel}},
 	}
 }
 

@@ -50,3 +50,35 @@ func TestReplicaSetLevelHasAnExpireWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentHasATimeTravelWindow settles the deployment row's claim
+// (scenarios.Deployment): under time travel alone, seed 1406 restarts the
+// ReplicaSet controller onto a server far behind, and it deletes pods below
+// the rollout's availability bound; so the catalog claims the bounds under
+// every healable fault but time travel, and under that mix the same seed
+// holds.
+func TestDeploymentHasATimeTravelWindow(t *testing.T) {
+	sc := scenarios.Deployment()
+	const seed = 1406
+
+	res, err := properties.Search(sc, faults.Mix{faults.KindTimeTravel}, properties.SearchOptions{Test: t, Checks: 1, Seed: seed})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx, "seed %d must find the time-travel window", seed)
+	assert.Equal(t, properties.InvariantBroken, cx.Failure.Verdict, cx.Report())
+	assert.Equal(t, cx.Schedule.Count(faults.KindTimeTravel), len(cx.Schedule), cx.Report())
+
+	butTimeTravel := slices.DeleteFunc(slices.Clone(scenarios.Healable), func(k faults.Kind) bool { return k == faults.KindTimeTravel })
+	var declared bool
+	for _, e := range sc.Expect {
+		assert.False(t, e.Fails == "" && slices.Contains(e.Faults, faults.KindTimeTravel), "deployment must not claim its bounds under time travel: %s", e.Faults)
+		declared = declared || (e.Fails == "" && slices.Equal(e.Faults, butTimeTravel))
+	}
+	assert.True(t, declared, "deployment claims its bounds under every healable fault but time travel")
+
+	res, err = properties.Search(sc, butTimeTravel, properties.SearchOptions{Test: t, Checks: 1, Seed: seed})
+	require.NoError(t, err)
+	if cx := res.Counterexample; cx != nil {
+		t.Fatalf("deployment must converge under %s, but:\n%s", butTimeTravel, cx.Report())
+	}
+}

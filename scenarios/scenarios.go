@@ -95,6 +95,13 @@ var healableButExpire = faults.Mix{
 	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel,
 }
 
+// healableButTimeTravel is every healable fault but time travel: the fault
+// set the Deployment's rollout bounds hold under (Deployment).
+var healableButTimeTravel = faults.Mix{
+	faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
+	faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition,
+}
+
 // ReplicaSetLevel is the level-triggered ReplicaSet controller with resync:
 // it converges under every mix of healable faults but expire, and fights a
 // persistent rival that owns its status. Under expire it has a window: a
