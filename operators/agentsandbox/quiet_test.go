@@ -14,8 +14,13 @@ import (
 // quietGen is the input space of the campaign (operators/QUIET.md,
 // "After: agent-sandbox").
 func quietGen() crd.GenOptions {
-	return crd.GenOptions{}
+	return crd.GenOptions{
+		Target: agentsandbox.New("default", "coder", true),
+		Fields: []string{"spec.operatingMode", "spec.shutdownTime", "spec.podTemplate.metadata"},
+	}
 }
+
+var quietIgnores = []properties.Ignore{{Kind: "Sandbox", Path: "status.conditions[type=Suspended]"}}
 
 func quietScenario(t *testing.T) properties.Scenario {
 	t.Helper()
@@ -27,6 +32,7 @@ func quietScenario(t *testing.T) properties.Scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
+	in.Ignore = quietIgnores
 	return agentsandbox.InputsScenario("sandbox-inputs", w, in)
 }
 
