@@ -64,6 +64,21 @@ func TestQuiet(t *testing.T) {
 	suite.Quiet(t, quietScenario(t), suite.QuietBudget(t), 0)
 }
 
+// TestQuietPodMetadata runs the campaign of a narrower space
+// (-operators.quiet=2m): one declaration, the pod template's metadata
+// drawn with the Sandbox as target, and no ignore, since with neither
+// expiry nor suspension drawn the two differences by design cannot arise
+// (operators/QUIET.md, "agent-sandbox").
+func TestQuietPodMetadata(t *testing.T) {
+	budget := suite.QuietBudget(t)
+	w, err := world()
+	require.NoError(t, err)
+	gen := crd.GenOptions{Target: agentsandbox.New("default", "coder", true), Fields: []string{"spec.podTemplate.metadata"}}
+	in, err := crt.Inputs(w.CRDs, w.Conv, agentsandbox.New("default", "coder", true), crt.InputsOptions{Gen: gen})
+	require.NoError(t, err)
+	suite.Quiet(t, agentsandbox.InputsScenario("sandbox-podmetadata", w, in), budget, 0)
+}
+
 // TestQuietSmoke: the first runs of the campaign (seeds 1 to 5) run and
 // find nothing.
 func TestQuietSmoke(t *testing.T) {
