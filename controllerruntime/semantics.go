@@ -1,6 +1,7 @@
 package controllerruntime
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,7 +236,13 @@ func (n structural) item() schemaNode {
 }
 
 func (n structural) listType() properties.ListType {
-	if n.s == nil || n.s.XListType == nil {
+	if n.s == nil {
+		return properties.ListType{}
+	}
+	if n.s.XListType == nil {
+		if conditions(n.s.Items) {
+			return properties.ListType{Keys: []string{"type"}}
+		}
 		return properties.ListType{}
 	}
 	switch *n.s.XListType {
@@ -245,6 +252,30 @@ func (n structural) listType() properties.ListType {
 		return properties.ListType{Set: true}
 	}
 	return properties.ListType{}
+}
+
+// conditions reports whether items is the schema controller-gen writes
+// for a metav1.Condition: an object that requires type, status, reason,
+// message and lastTransitionTime. A list of them with no list type is
+// keyed by type, as meta.SetStatusCondition keeps it and the API
+// conventions declare it (+listType=map, +listMapKey=type): many CRDs
+// leave the marker out, and their order records only when each type was
+// first set, which a history and a fresh cluster do in other orders
+// (docs/design.md, "How states compare"). A list declared atomic stays
+// compared by position.
+func conditions(items *structuralschema.Structural) bool {
+	if items == nil || items.Type != "object" || items.ValueValidation == nil {
+		return false
+	}
+	if p, ok := items.Properties["type"]; !ok || p.Type != "string" {
+		return false
+	}
+	for _, r := range []string{"type", "status", "reason", "message", "lastTransitionTime"} {
+		if !slices.Contains(items.ValueValidation.Required, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // quantity reports whether the field is a resource.Quantity as

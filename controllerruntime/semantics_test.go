@@ -72,6 +72,22 @@ spec:
             properties:
               lastUpdateTime: {type: string, format: date-time}
               phase: {type: string}
+              conditions:
+                type: array
+                items: &condition
+                  type: object
+                  required: [lastTransitionTime, message, reason, status, type]
+                  properties:
+                    lastTransitionTime: {type: string, format: date-time}
+                    message: {type: string}
+                    observedGeneration: {type: integer}
+                    reason: {type: string}
+                    status: {type: string}
+                    type: {type: string}
+              atomicConditions:
+                type: array
+                x-kubernetes-list-type: atomic
+                items: *condition
 `
 
 // semanticsWorld returns the semantics of the built-in kinds and of Pool,
@@ -98,6 +114,15 @@ func TestCustomResourceListsAndQuantitiesFollowTheCRD(t *testing.T) {
 	assert.Equal(t, "1Gi", sem.Value("Pool", "spec.spec.limits.memory", "1024Mi"), "a map's values")
 	assert.Equal(t, "2000m", sem.Value("Pool", "spec.spec.replicas", "2000m"), "int-or-string without the quantity pattern is no quantity")
 	assert.Equal(t, "lots", sem.Value("Pool", "spec.spec.memory", "lots"), "a value that is no quantity is left as written")
+}
+
+// TestConditionsAreKeyedByType: a list of metav1.Condition with no list
+// type (as many CRDs declare status.conditions) compares by type, as
+// meta.SetStatusCondition keeps it; one declared atomic stays by position.
+func TestConditionsAreKeyedByType(t *testing.T) {
+	sem := semanticsWorld(t)
+	assert.Equal(t, []string{"type"}, sem.List("Pool", "status.conditions").Keys)
+	assert.Equal(t, properties.ListType{}, sem.List("Pool", "status.atomicConditions"), "declared atomic: by position")
 }
 
 // TestBuiltInListKeysComeFromStructuredMergeDiff: a built-in kind's lists

@@ -432,6 +432,9 @@ func (b *genBuilder) object(s *structuralschema.Structural, path string) (*rapid
 		if err != nil {
 			return nil, err
 		}
+		if labelValues(path, ap.Structural) {
+			val = labelValue
+		}
 		lo, hi := b.bounds(s.ValueValidation, func(vv *structuralschema.ValueValidation) (*int64, *int64) {
 			return vv.MinProperties, vv.MaxProperties
 		})
@@ -464,6 +467,26 @@ func (b *genBuilder) object(s *structuralschema.Structural, path string) (*rapid
 		return out
 	}), nil
 }
+
+// labelValues reports whether the map at path, of values s, holds the
+// labels of an object a controller makes from it (a pod template's
+// "metadata.labels", KubeRay's "labels" of a group): a map of strings
+// named labels, whose values the CRD leaves free. The API server checks
+// the labels of every object it stores, so values it would refuse would
+// only make every child of the spec refused (issue 35, believable
+// witnesses): such a map draws label values instead.
+func labelValues(path string, s *structuralschema.Structural) bool {
+	if s.Type != "string" || (path != "labels" && !strings.HasSuffix(path, ".labels")) {
+		return false
+	}
+	vv := s.ValueValidation
+	return vv == nil || (vv.Pattern == "" && vv.Format == "" && len(vv.Enum) == 0 && vv.MinLength == nil && vv.MaxLength == nil)
+}
+
+// labelValue draws a label value the API server admits (empty, or
+// letters, digits, '-', '_' and '.' between alphanumerics), short, the
+// empty value first.
+var labelValue = rapid.Map(rapid.StringMatching(`([a-z0-9]([-a-z0-9_.]{0,6}[a-z0-9])?)?`), func(s string) any { return s })
 
 // emptyObject generates a new empty object each time.
 var emptyObject = rapid.Map(rapid.Just(0), func(int) any { return map[string]any{} })

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"pgregory.net/rapid"
 )
@@ -331,4 +332,83 @@ func TestGeneratorErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// labelsCRD embeds a pod template's metadata, as agent-sandbox's Sandbox
+// and KubeRay's RayCluster do: maps of strings the CRD leaves free.
+const labelsCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: boxes.labels.example.com
+spec:
+  group: labels.example.com
+  names: {kind: Box, listKind: BoxList, plural: boxes, singular: box}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [template]
+            properties:
+              template:
+                type: object
+                properties:
+                  metadata:
+                    type: object
+                    properties:
+                      labels: {type: object, additionalProperties: {type: string}}
+                      annotations: {type: object, additionalProperties: {type: string}}
+              labels: {type: object, additionalProperties: {type: string}}
+              tags:
+                type: object
+                properties:
+                  labels: {type: object, additionalProperties: {type: string, pattern: "^x+$"}}
+`
+
+// TestLabelValuesAreValidLabels: a map of strings named labels, which the
+// CRD leaves free, draws values the API server admits in an object's
+// labels, so that the children a controller labels with them are not
+// refused; annotations and a pattern of the CRD's own are drawn as before.
+func TestLabelValuesAreValidLabels(t *testing.T) {
+	set := crd.NewSet()
+	require.NoError(t, set.Add("boxes.yaml", []byte(labelsCRD)))
+	v := version(t, set, schema.GroupVersionKind{Group: "labels.example.com", Version: "v1", Kind: "Box"})
+	specs, err := v.Specs(crd.GenOptions{})
+	require.NoError(t, err)
+	labels, annotations, invalid := 0, 0, 0
+	for i := range 300 {
+		s := specs.Example(i)
+		template, _ := s["template"].(map[string]any)
+		metadata, _ := template["metadata"].(map[string]any)
+		tags, _ := s["tags"].(map[string]any)
+		for _, m := range []any{metadata["labels"], s["labels"]} {
+			for k, val := range asMap(m) {
+				labels++
+				assert.Empty(t, validation.IsValidLabelValue(val.(string)), "label %s=%q", k, val)
+			}
+		}
+		for _, val := range asMap(metadata["annotations"]) {
+			annotations++
+			if len(validation.IsValidLabelValue(val.(string))) > 0 {
+				invalid++
+			}
+		}
+		for _, val := range asMap(tags["labels"]) {
+			assert.Regexp(t, "^x+$", val, "the CRD's own pattern")
+		}
+	}
+	assert.Positive(t, labels)
+	assert.Positive(t, invalid, "annotations (%d) keep any string", annotations)
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }

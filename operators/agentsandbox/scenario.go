@@ -87,19 +87,8 @@ func Scenario(name string, w World) properties.Scenario {
 			if err != nil {
 				return nil, err
 			}
-			// What main.go does for the Sandbox controller, with the
-			// options its flags give by default: no tracing (its no-op
-			// instrumenter), the cluster domain cluster.local, no
-			// write-behind window, one worker.
-			err = mgr.Setup(func(m ctrl.Manager) error {
-				return (&controllers.SandboxReconciler{
-					Client:        m.GetClient(),
-					Scheme:        m.GetScheme(),
-					Recorder:      m.GetEventRecorder("sandbox-controller"),
-					Tracer:        noTracing{},
-					ClusterDomain: "cluster.local",
-				}).SetupWithManager(m, 1)
-			}, crt.SetupOptions{Goals: map[string]crt.GoalFunc{"sandbox": Ready}})
+			err = mgr.Setup(func(m ctrl.Manager) error { return reconciler(m).SetupWithManager(m, 1) },
+				crt.SetupOptions{Goals: map[string]crt.GoalFunc{"sandbox": Ready}})
 			if err != nil {
 				return nil, err
 			}
@@ -117,6 +106,20 @@ func Scenario(name string, w World) properties.Scenario {
 			{Resource: "Sandbox"},
 			{Resource: "Sandbox", Path: "spec.operatingMode", Values: []any{"Running", "Suspended"}},
 		},
+	}
+}
+
+// reconciler is what main.go builds for the Sandbox controller, with the
+// options its flags give by default: no tracing (its no-op instrumenter),
+// the cluster domain cluster.local, no write-behind window; SetupWithManager
+// is called with one worker.
+func reconciler(m ctrl.Manager) *controllers.SandboxReconciler {
+	return &controllers.SandboxReconciler{
+		Client:        m.GetClient(),
+		Scheme:        m.GetScheme(),
+		Recorder:      m.GetEventRecorder("sandbox-controller"),
+		Tracer:        noTracing{},
+		ClusterDomain: "cluster.local",
 	}
 }
 
