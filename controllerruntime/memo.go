@@ -135,12 +135,36 @@ func (e *env) fromModel(mo *model.Object, into client.Object) error {
 	if e.memo.get(mo.UID, mo.ResourceVersion, into) {
 		return nil
 	}
-	if err := e.conv.FromModel(mo, into); err != nil {
+	kept, err := e.decodeKept(mo, into)
+	if err != nil {
 		return err
 	}
-	e.memo.put(mo.UID, mo.ResourceVersion, into)
+	e.memo.keep(mo.UID, mo.ResourceVersion, kept)
+	deepCopyInto(kept, into)
 	return nil
 }
+
+// decodeKept decodes mo into a new object of into's type for a memo to
+// keep: through FromModelShared, so the parts the converter decoded before
+// are shared, not copied, and the reader gets the one deep copy it would
+// get from the memo anyway (docs/design.md, "Reads that copy once"). Before,
+// a memo's first read of a version copied its parts out of the converter,
+// then copied the whole object into the memo.
+func (e *env) decodeKept(mo *model.Object, into client.Object) (client.Object, error) {
+	kept := reflect.New(reflect.TypeOf(into).Elem()).Interface().(client.Object)
+	if sharedDecode {
+		if err := e.conv.FromModelShared(mo, kept); err != nil {
+			return nil, err
+		}
+	} else if err := e.conv.FromModel(mo, kept); err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+// sharedDecode is false only in tests that check the memos' reads give
+// what a plain decode gives (TestSharedDecodesGiveTheSameTraces).
+var sharedDecode = true
 
 // fromModel converts a stored version mo into into, through the memo.
 func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) error {
@@ -151,15 +175,17 @@ func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) e
 		deepCopyInto(cached, into)
 		return nil
 	}
-	if err := e.conv.FromModel(mo, into); err != nil {
+	kept, err := e.decodeKept(mo, into)
+	if err != nil {
 		return err
 	}
 	vm.mu.Lock()
-	defer vm.mu.Unlock()
 	if len(vm.m) >= memoLimit {
 		clear(vm.m)
 	}
-	vm.m[mo] = into.DeepCopyObject().(client.Object)
+	vm.m[mo] = kept
+	vm.mu.Unlock()
+	deepCopyInto(kept, into)
 	return nil
 }
 

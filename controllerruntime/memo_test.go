@@ -89,6 +89,39 @@ func TestMemoIsNotPoisonedByAReaderThatModifiesItsCopy(t *testing.T) {
 	assert.Equal(t, "app:v1", getPod(t, c).Spec.Containers[0].Image)
 }
 
+// The memo's first decode of a version shares its spec with every other
+// object of the same content (convert.FromModelShared); a reader still
+// owns what it got: a write's result, a Get or a List item modified in
+// place changes neither another object of that content nor a later read.
+func TestASharedPartIsNeverHandedOut(t *testing.T) {
+	ctx := context.Background()
+	_, c := memoManager(t)
+	a := getPod(t, c)
+	a.Spec.Containers[0].Image = "changed"
+	a.Spec.Containers = append(a.Spec.Containers, corev1.Container{Name: "extra"})
+	b := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
+	}
+	require.NoError(t, c.Create(ctx, b))
+	b.Spec.Containers[0].Image = "changed by the writer"
+	var got corev1.Pod
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "b"}, &got))
+	require.Len(t, got.Spec.Containers, 1)
+	assert.Equal(t, "app:v1", got.Spec.Containers[0].Image)
+	assert.NotSame(t, &got.Spec.Containers[0], &getPod(t, c).Spec.Containers[0])
+
+	var list corev1.PodList
+	require.NoError(t, c.List(ctx, &list))
+	require.Len(t, list.Items, 2)
+	for i := range list.Items {
+		list.Items[i].Spec.Containers[0].Image = "changed in a list"
+	}
+	assert.Equal(t, "app:v1", getPod(t, c).Spec.Containers[0].Image)
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "b"}, &got))
+	assert.Equal(t, "app:v1", got.Spec.Containers[0].Image)
+}
+
 // The memo keeps the newest few versions of an object and forgets a
 // deleted one.
 func TestMemoIsBounded(t *testing.T) {

@@ -122,9 +122,10 @@ func buildParts(t reflect.Type) *objectParts {
 // decodeParts fills v, a zero object of a kind whose body is a spec, from
 // spec and status as a whole decode of body(mo) would; an error means
 // the whole decode is to be tried (it names the error, or declines the
-// plan as FromModel does).
-func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value) error {
-	if err := p.spec.decode(spec, v.Field(p.spec.index)); err != nil {
+// plan as FromModel does). With share, v's parts are the kept decodes
+// themselves rather than copies (FromModelShared).
+func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value, share bool) error {
+	if err := p.spec.decode(spec, v.Field(p.spec.index), share); err != nil {
 		return err
 	}
 	if status.Len() == 0 {
@@ -133,22 +134,37 @@ func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value) er
 	if p.status == nil {
 		return errCannotDecode // the whole decode ignores it; so be it there
 	}
-	return p.status.decode(status, v.Field(p.status.index))
+	return p.status.decode(status, v.Field(p.status.index), share)
 }
 
 // decode sets dv, the zero part, from f: a copy of a kept decode of the
-// same content, or a fresh decode, kept.
-func (pp *partPlan) decode(f model.Fields, dv reflect.Value) error {
+// same content, or a fresh decode, kept. With share, dv is set to the kept
+// decode itself, a shallow copy of it that shares all it refers to: no
+// deep copy is made, on a hit or a miss.
+func (pp *partPlan) decode(f model.Fields, dv reflect.Value, share bool) error {
 	if f.Len() == 0 {
 		return nil // body(mo) has no such key
 	}
 	if hit := pp.lookup(f); hit.IsValid() {
-		pp.copyInto.Call([]reflect.Value{hit, dv.Addr()})
+		if share {
+			dv.Set(hit.Elem())
+		} else {
+			pp.copyInto.Call([]reflect.Value{hit, dv.Addr()})
+		}
 		return nil
 	}
 	u, err := Unflatten(f)
 	if err != nil {
 		return err
+	}
+	if share && pp.copyInto.IsValid() {
+		kept := reflect.New(dv.Type())
+		if err := pp.dec.dec(u, kept.Elem()); err != nil {
+			return err
+		}
+		pp.keep(f, kept)
+		dv.Set(kept.Elem())
+		return nil
 	}
 	if err := pp.dec.dec(u, dv); err != nil {
 		return err

@@ -123,3 +123,43 @@ func TestPartsAreSafeForConcurrentUse(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 }
+
+// TestSharedDecodesShareTheirParts: FromModelShared gives what FromModel
+// gives, but its parts are the converter's kept decodes, not copies: two
+// shared decodes of the same content share the spec's memory, which two
+// plain decodes never do. Without sharing, the test fails at the
+// memory check.
+func TestSharedDecodesShareTheirParts(t *testing.T) {
+	c := newConverter(t)
+	rapid.Check(t, func(t *rapid.T) {
+		obj := typedObject(t, c)
+		typ := reflect.TypeOf(obj).Elem()
+		mo, err := c.ToModel(obj)
+		require.NoError(t, err)
+		want := wholeDecode(t, c, mo, typ)
+		var shared, plain [2]client.Object
+		for i := range 2 {
+			shared[i] = reflect.New(typ).Interface().(client.Object)
+			require.NoError(t, c.FromModelShared(mo, shared[i]))
+			require.Equal(t, want, shared[i], "shared decode %d", i)
+			plain[i] = reflect.New(typ).Interface().(client.Object)
+			require.NoError(t, c.FromModel(mo, plain[i]))
+			require.Equal(t, want, plain[i], "plain decode %d", i)
+		}
+		containers := func(o client.Object) []corev1.Container {
+			switch o := o.(type) {
+			case *corev1.Pod:
+				return o.Spec.Containers
+			case *appsv1.ReplicaSet:
+				return o.Spec.Template.Spec.Containers
+			}
+			return nil
+		}
+		if len(containers(want)) == 0 {
+			return
+		}
+		assert.Same(t, &containers(shared[0])[0], &containers(shared[1])[0], "shared decodes share their spec")
+		assert.NotSame(t, &containers(plain[0])[0], &containers(plain[1])[0], "plain decodes are copies")
+		assert.NotSame(t, &containers(plain[0])[0], &containers(shared[0])[0], "a plain decode is not the kept one")
+	})
+}
