@@ -1,9 +1,10 @@
 package controllerruntime
 
-// SetSharedDecode turns the memos' shared first decodes on or off and
-// returns a func that restores the setting (TestSharedDecodesGiveTheSameTraces).
-func SetSharedDecode(on bool) (restore func()) {
-	was := sharedDecode
-	sharedDecode = on
-	return func() { sharedDecode = was }
+// SetFastPaths turns the memos' shared first decodes and the reuse of a
+// read status's encoding on or off, and returns a func that restores them
+// (TestFastPathsGiveTheSameTraces).
+func SetFastPaths(on bool) (restore func()) {
+	decode, status := sharedDecode, reuseStatus
+	sharedDecode, reuseStatus = on, on
+	return func() { sharedDecode, reuseStatus = decode, status }
 }

@@ -28,6 +28,11 @@ const memoVersions = 4
 type memoEntry struct {
 	rv  uint64
 	obj client.Object
+	// status is the status StatusToModel gives obj, once encoded
+	// (statusEncoded): what a status update of an object read at this
+	// version sends when its status is still the one read (readStatus).
+	status        model.Fields
+	statusEncoded bool
 }
 
 // memo keeps the typed form of the stored versions a manager's clients
@@ -96,10 +101,22 @@ func (m memo) store(uid model.UID, rv uint64, obj client.Object, kept func() cli
 	}
 	switch {
 	case same < memoVersions:
-		m[uid] = append(entries, memoEntry{rv, kept()})
+		m[uid] = append(entries, memoEntry{rv: rv, obj: kept()})
 	case entries[oldest].rv < rv:
-		entries[oldest] = memoEntry{rv, kept()}
+		entries[oldest] = memoEntry{rv: rv, obj: kept()}
 	}
+}
+
+// entry returns the memoized version rv of an object in like's type, or
+// nil; the pointer is valid until the memo is next written.
+func (m memo) entry(uid model.UID, rv uint64, like client.Object) *memoEntry {
+	entries := m[uid]
+	for i := range entries {
+		if entries[i].rv == rv && reflect.TypeOf(entries[i].obj) == reflect.TypeOf(like) {
+			return &entries[i]
+		}
+	}
+	return nil
 }
 
 // forget drops every version of a deleted object.
@@ -162,9 +179,10 @@ func (e *env) decodeKept(mo *model.Object, into client.Object) (client.Object, e
 	return kept, nil
 }
 
-// sharedDecode is false only in tests that check the memos' reads give
-// what a plain decode gives (TestSharedDecodesGiveTheSameTraces).
-var sharedDecode = true
+// sharedDecode and reuseStatus are false only in tests that check that
+// the paths they turn on give what the plain paths give
+// (TestFastPathsGiveTheSameTraces).
+var sharedDecode, reuseStatus = true, true
 
 // fromModel converts a stored version mo into into, through the memo.
 func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) error {

@@ -122,6 +122,53 @@ func TestASharedPartIsNeverHandedOut(t *testing.T) {
 	assert.Equal(t, "app:v1", got.Spec.Containers[0].Image)
 }
 
+// A status update of an object whose status is still the one read sends
+// the memo's encoding of that version's status, made once; any other
+// status is encoded as before. Either way the model object sent is what
+// convert's StatusToModel gives, and the server stores what was sent.
+// Without the reuse, the memo's entry is never encoded and the test fails.
+func TestAStatusStillAsReadIsNotEncodedAgain(t *testing.T) {
+	ctx := context.Background()
+	m, c := memoManager(t)
+	cl := c.(*modelClient)
+	p := getPod(t, c)
+	p.Status.Phase = corev1.PodPending
+	require.NoError(t, c.Status().Update(ctx, p))
+
+	read := getPod(t, c)
+	same := func(o client.Object) {
+		t.Helper()
+		want, err := m.conv.StatusToModel(o)
+		require.NoError(t, err)
+		got, err := cl.statusToModel(o)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	same(read)
+	e := m.memo.entry(model.UID(read.UID), mustRV(t, read), read)
+	require.NotNil(t, e)
+	assert.True(t, e.statusEncoded, "the read version's status was encoded once, for the memo")
+	require.NoError(t, c.Status().Update(ctx, read))
+	assert.Equal(t, mustRV(t, getPod(t, c)), mustRV(t, read), "nothing changed")
+
+	// Statuses that differ from the one read, even where JSON does not
+	// tell them apart, are encoded afresh.
+	for _, change := range []func(p *corev1.Pod){
+		func(p *corev1.Pod) { p.Status.Phase = corev1.PodRunning },
+		func(p *corev1.Pod) { p.Status.Conditions = []corev1.PodCondition{} },
+		func(p *corev1.Pod) { p.Status.Message = "m" },
+		func(p *corev1.Pod) { p.Spec.Containers[0].Image = "spec, not status"; p.Labels["x"] = "y" },
+	} {
+		o := getPod(t, c)
+		change(o)
+		same(o)
+	}
+	o := getPod(t, c)
+	o.Status.Phase = corev1.PodRunning
+	require.NoError(t, c.Status().Update(ctx, o))
+	assert.Equal(t, corev1.PodRunning, getPod(t, c).Status.Phase)
+}
+
 // The memo keeps the newest few versions of an object and forgets a
 // deleted one.
 func TestMemoIsBounded(t *testing.T) {

@@ -52,12 +52,13 @@ func exampleTraces(t *testing.T, runs int) []string {
 	return hashes
 }
 
-// TestSharedDecodesGiveTheSameTraces: the memos' first decode of a
-// version through convert.FromModelShared (one copy to the reader, the
-// parts shared with the converter) gives every run of the CronJob and
-// memcached examples the trace a plain decode gives, byte for byte.
-func TestSharedDecodesGiveTheSameTraces(t *testing.T) {
-	restore := crt.SetSharedDecode(false)
+// TestFastPathsGiveTheSameTraces: the memos' first decode of a version
+// through convert.FromModelShared (one copy to the reader, the parts
+// shared with the converter), and a status update that sends the memo's
+// encoding of the status it read, give every run of the CronJob and
+// memcached examples the trace the plain paths give, byte for byte.
+func TestFastPathsGiveTheSameTraces(t *testing.T) {
+	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
 	restore()
 	shared := exampleTraces(t, 12)

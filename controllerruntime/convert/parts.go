@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/converge-sim/converge/model"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
@@ -205,4 +206,23 @@ func (pp *partPlan) keep(f model.Fields, v reflect.Value) {
 	}
 	copy(pp.kept[1:], pp.kept[:len(pp.kept)-1])
 	pp.kept[0] = partEntry{f, v}
+}
+
+// StatusEqual reports whether a and b, typed objects of one type whose
+// body is a spec and a status, hold deeply equal statuses
+// (reflect.DeepEqual, which also compares what JSON leaves out). The
+// status StatusToModel encodes is a function of the status field alone,
+// so two such objects without managed fields encode to the same status.
+// False for any other pair.
+func (c *Converter) StatusEqual(a, b client.Object) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() || va.Kind() != reflect.Pointer || va.IsNil() || vb.IsNil() {
+		return false
+	}
+	p := c.partsOf(va.Type().Elem())
+	if p == nil || p.status == nil {
+		return false
+	}
+	i := p.status.index
+	return reflect.DeepEqual(va.Elem().Field(i).Addr().Interface(), vb.Elem().Field(i).Addr().Interface())
 }
