@@ -106,6 +106,9 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options,
 	// ambiguous kind's group after this (pin.go), and an owner reference
 	// to that kind takes its apiVersion from the pinned converter.
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		if !memoDefaults {
+			return admit.DefaultsFresh(e.conv)(caller, verb, old, obj)
+		}
 		return admit.Defaults(e.conv)(caller, verb, old, obj)
 	})
 	s.AddAdmission(wh.mutate)

@@ -179,10 +179,11 @@ func (e *env) decodeKept(mo *model.Object, into client.Object) (client.Object, e
 	return kept, nil
 }
 
-// sharedDecode and reuseStatus are false only in tests that check that
-// the paths they turn on give what the plain paths give
+// sharedDecode, reuseStatus and memoDefaults (admit.Defaults rather than
+// admit.DefaultsFresh) are false only in tests that check that the paths
+// they turn on give what the plain paths give
 // (TestFastPathsGiveTheSameTraces).
-var sharedDecode, reuseStatus = true, true
+var sharedDecode, reuseStatus, memoDefaults = true, true, true
 
 // fromModel converts a stored version mo into into, through the memo.
 func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) error {
