@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -133,7 +134,16 @@ func TestAStatusStillAsReadIsNotEncodedAgain(t *testing.T) {
 	cl := c.(*modelClient)
 	p := getPod(t, c)
 	p.Status.Phase = corev1.PodPending
+	started := time.Date(2025, 1, 1, 0, 1, 0, 0, time.UTC)
+	p.Status.StartTime = &metav1.Time{Time: started}
 	require.NoError(t, c.Status().Update(ctx, p))
+
+	// The time a reconciler sets is often in UTC where the decoded one is
+	// local: the same instant, the same encoding.
+	inUTC := getPod(t, c)
+	inUTC.Status.StartTime = &metav1.Time{Time: started}
+	_, ok := cl.readStatus(inUTC)
+	assert.True(t, ok, "a status still as read, its time in another zone")
 
 	read := getPod(t, c)
 	same := func(o client.Object) {

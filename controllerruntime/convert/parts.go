@@ -1,10 +1,13 @@
 package convert
 
 import (
+	"math"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/converge-sim/converge/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -209,11 +212,14 @@ func (pp *partPlan) keep(f model.Fields, v reflect.Value) {
 }
 
 // StatusEqual reports whether a and b, typed objects of one type whose
-// body is a spec and a status, hold deeply equal statuses
-// (reflect.DeepEqual, which also compares what JSON leaves out). The
-// status StatusToModel encodes is a function of the status field alone,
-// so two such objects without managed fields encode to the same status.
-// False for any other pair.
+// body is a spec and a status, hold statuses that encode alike because
+// they are the same value: equal field by field as reflect.DeepEqual
+// compares them (nil and empty apart, unexported fields included), except
+// that a metav1.Time or metav1.MicroTime compares by its instant, which is
+// all its encoding keeps (a decoded time is in the local zone, a
+// reconciler's often in UTC). The status StatusToModel encodes is a
+// function of the status field alone, so two such objects without managed
+// fields encode to the same status. False for any other pair.
 func (c *Converter) StatusEqual(a, b client.Object) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	if va.Type() != vb.Type() || va.Kind() != reflect.Pointer || va.IsNil() || vb.IsNil() {
@@ -224,5 +230,87 @@ func (c *Converter) StatusEqual(a, b client.Object) bool {
 		return false
 	}
 	i := p.status.index
-	return reflect.DeepEqual(va.Elem().Field(i).Addr().Interface(), vb.Elem().Field(i).Addr().Interface())
+	return sameValue(va.Elem().Field(i), vb.Elem().Field(i), 0)
+}
+
+// maxDepth bounds sameValue's walk; API types are trees, far shallower.
+const maxDepth = 64
+
+var (
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+)
+
+// sameValue is StatusEqual's comparison of two values of one type.
+func sameValue(a, b reflect.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch a.Type() {
+	case timeType, microTimeType:
+		ta, tb := a.Field(0), b.Field(0) // the embedded time.Time
+		if !ta.CanInterface() {
+			return false
+		}
+		return ta.Interface().(time.Time).Equal(tb.Interface().(time.Time))
+	}
+	switch a.Kind() {
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return a.Pointer() == b.Pointer() || sameValue(a.Elem(), b.Elem(), depth+1)
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return a.Elem().Type() == b.Elem().Type() && sameValue(a.Elem(), b.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !sameValue(a.Field(i), b.Field(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		iter := a.MapRange()
+		for iter.Next() {
+			w := b.MapIndex(iter.Key())
+			if !w.IsValid() || !sameValue(iter.Value(), w, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // func, chan, unsafe pointer, complex: not in an API type
 }
