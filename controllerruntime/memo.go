@@ -169,6 +169,8 @@ func (e *env) fromModel(mo *model.Object, into client.Object) error {
 // then copied the whole object into the memo.
 func (e *env) decodeKept(mo *model.Object, into client.Object) (client.Object, error) {
 	kept := reflect.New(reflect.TypeOf(into).Elem()).Interface().(client.Object)
+	// An unstructured object names its kind only by its content.
+	kept.GetObjectKind().SetGroupVersionKind(into.GetObjectKind().GroupVersionKind())
 	if sharedDecode {
 		if err := e.conv.FromModelShared(mo, kept); err != nil {
 			return nil, err
