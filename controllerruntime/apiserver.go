@@ -113,6 +113,9 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options,
 	})
 	s.AddAdmission(wh.mutate)
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		if !memoDefaults {
+			return admit.BuiltinFresh(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
+		}
 		return admit.Builtin(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
 	})
 	if crds == nil {

@@ -181,10 +181,10 @@ func (e *env) decodeKept(mo *model.Object, into client.Object) (client.Object, e
 	return kept, nil
 }
 
-// sharedDecode, reuseStatus and memoDefaults (admit.Defaults rather than
-// admit.DefaultsFresh) are false only in tests that check that the paths
-// they turn on give what the plain paths give
-// (TestFastPathsGiveTheSameTraces).
+// sharedDecode, reuseStatus and memoDefaults (admit.Defaults and
+// admit.Builtin rather than admit.DefaultsFresh and admit.BuiltinFresh)
+// are false only in tests that check that the paths they turn on give
+// what the plain paths give (TestFastPathsGiveTheSameTraces).
 var sharedDecode, reuseStatus, memoDefaults = true, true, true
 
 // fromModel converts a stored version mo into into, through the memo.
