@@ -106,10 +106,16 @@ func installAPIServer(c *model.Cluster, e *env, crds *crd.Set, opts crd.Options,
 	// ambiguous kind's group after this (pin.go), and an owner reference
 	// to that kind takes its apiVersion from the pinned converter.
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		if !memoDefaults {
+			return admit.DefaultsFresh(e.conv)(caller, verb, old, obj)
+		}
 		return admit.Defaults(e.conv)(caller, verb, old, obj)
 	})
 	s.AddAdmission(wh.mutate)
 	s.AddAdmission(func(caller string, verb model.Verb, old, obj *model.Object) error {
+		if !memoDefaults {
+			return admit.BuiltinFresh(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
+		}
 		return admit.Builtin(e.conv, e.mapper.namespaced)(caller, verb, old, obj)
 	})
 	if crds == nil {

@@ -51,7 +51,56 @@ func (cl *modelClient) named(obj client.Object) (*model.Object, schema.GroupVers
 // server takes only metadata and status from it (Server.UpdateStatus), so
 // the spec is not converted.
 func (cl *modelClient) statusTarget(obj client.Object) (*model.Object, schema.GroupVersionKind, error) {
-	return cl.targetBy(obj, cl.conv.StatusToModel)
+	return cl.targetBy(obj, cl.statusToModel)
+}
+
+// statusToModel is conv.StatusToModel, without encoding a status that is
+// still the one read: most status updates of a level-triggered reconciler
+// write back the status it read (the API server finds nothing to change),
+// and the memo keeps the encoding of each version's status once made
+// (docs/design.md, "Reads that copy once").
+func (cl *modelClient) statusToModel(obj client.Object) (*model.Object, error) {
+	f, ok := cl.readStatus(obj)
+	if !ok {
+		return cl.conv.StatusToModel(obj)
+	}
+	mo, err := cl.conv.MetaToModel(obj)
+	if err != nil {
+		return nil, err
+	}
+	mo.Status = f
+	return mo, nil
+}
+
+// readStatus returns the status StatusToModel gives obj, when obj is typed,
+// without managed fields (which send StatusToModel down its general path),
+// and its status deeply equals that of the version it names
+// (uid, resourceVersion) as the memo has it: the memo's encoding of that
+// version's status, made on first use. StatusToModel's status is a
+// function of the status field alone, so it is the same.
+func (cl *modelClient) readStatus(obj client.Object) (model.Fields, bool) {
+	if !reuseStatus || cl.memo == nil || cl.versions != nil || len(obj.GetManagedFields()) > 0 {
+		return model.Fields{}, false
+	}
+	if _, u := obj.(runtime.Unstructured); u {
+		return model.Fields{}, false
+	}
+	rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	if err != nil || obj.GetUID() == "" {
+		return model.Fields{}, false
+	}
+	e := cl.memo.entry(model.UID(obj.GetUID()), rv, obj)
+	if e == nil || !cl.conv.StatusEqual(obj, e.obj) {
+		return model.Fields{}, false
+	}
+	if !e.statusEncoded {
+		mo, err := cl.conv.StatusToModel(e.obj)
+		if err != nil {
+			return model.Fields{}, false
+		}
+		e.status, e.statusEncoded = mo.Status, true
+	}
+	return e.status, true
 }
 
 // targetBy is target with the conversion given.

@@ -28,6 +28,11 @@ const memoVersions = 4
 type memoEntry struct {
 	rv  uint64
 	obj client.Object
+	// status is the status StatusToModel gives obj, once encoded
+	// (statusEncoded): what a status update of an object read at this
+	// version sends when its status is still the one read (readStatus).
+	status        model.Fields
+	statusEncoded bool
 }
 
 // memo keeps the typed form of the stored versions a manager's clients
@@ -96,10 +101,22 @@ func (m memo) store(uid model.UID, rv uint64, obj client.Object, kept func() cli
 	}
 	switch {
 	case same < memoVersions:
-		m[uid] = append(entries, memoEntry{rv, kept()})
+		m[uid] = append(entries, memoEntry{rv: rv, obj: kept()})
 	case entries[oldest].rv < rv:
-		entries[oldest] = memoEntry{rv, kept()}
+		entries[oldest] = memoEntry{rv: rv, obj: kept()}
 	}
+}
+
+// entry returns the memoized version rv of an object in like's type, or
+// nil; the pointer is valid until the memo is next written.
+func (m memo) entry(uid model.UID, rv uint64, like client.Object) *memoEntry {
+	entries := m[uid]
+	for i := range entries {
+		if entries[i].rv == rv && reflect.TypeOf(entries[i].obj) == reflect.TypeOf(like) {
+			return &entries[i]
+		}
+	}
+	return nil
 }
 
 // forget drops every version of a deleted object.
@@ -135,12 +152,40 @@ func (e *env) fromModel(mo *model.Object, into client.Object) error {
 	if e.memo.get(mo.UID, mo.ResourceVersion, into) {
 		return nil
 	}
-	if err := e.conv.FromModel(mo, into); err != nil {
+	kept, err := e.decodeKept(mo, into)
+	if err != nil {
 		return err
 	}
-	e.memo.put(mo.UID, mo.ResourceVersion, into)
+	e.memo.keep(mo.UID, mo.ResourceVersion, kept)
+	deepCopyInto(kept, into)
 	return nil
 }
+
+// decodeKept decodes mo into a new object of into's type for a memo to
+// keep: through FromModelShared, so the parts the converter decoded before
+// are shared, not copied, and the reader gets the one deep copy it would
+// get from the memo anyway (docs/design.md, "Reads that copy once"). Before,
+// a memo's first read of a version copied its parts out of the converter,
+// then copied the whole object into the memo.
+func (e *env) decodeKept(mo *model.Object, into client.Object) (client.Object, error) {
+	kept := reflect.New(reflect.TypeOf(into).Elem()).Interface().(client.Object)
+	// An unstructured object names its kind only by its content.
+	kept.GetObjectKind().SetGroupVersionKind(into.GetObjectKind().GroupVersionKind())
+	if sharedDecode {
+		if err := e.conv.FromModelShared(mo, kept); err != nil {
+			return nil, err
+		}
+	} else if err := e.conv.FromModel(mo, kept); err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+// sharedDecode, reuseStatus and memoDefaults (admit.Defaults and
+// admit.Builtin rather than admit.DefaultsFresh and admit.BuiltinFresh)
+// are false only in tests that check that the paths they turn on give
+// what the plain paths give (TestFastPathsGiveTheSameTraces).
+var sharedDecode, reuseStatus, memoDefaults = true, true, true
 
 // fromModel converts a stored version mo into into, through the memo.
 func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) error {
@@ -151,15 +196,17 @@ func (vm *versionMemo) fromModel(e *env, mo *model.Object, into client.Object) e
 		deepCopyInto(cached, into)
 		return nil
 	}
-	if err := e.conv.FromModel(mo, into); err != nil {
+	kept, err := e.decodeKept(mo, into)
+	if err != nil {
 		return err
 	}
 	vm.mu.Lock()
-	defer vm.mu.Unlock()
 	if len(vm.m) >= memoLimit {
 		clear(vm.m)
 	}
-	vm.m[mo] = into.DeepCopyObject().(client.Object)
+	vm.m[mo] = kept
+	vm.mu.Unlock()
+	deepCopyInto(kept, into)
 	return nil
 }
 

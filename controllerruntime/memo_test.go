@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -87,6 +88,95 @@ func TestMemoIsNotPoisonedByAReaderThatModifiesItsCopy(t *testing.T) {
 	require.NoError(t, c.List(ctx, &list))
 	list.Items[0].Spec.Containers[0].Image = "changed"
 	assert.Equal(t, "app:v1", getPod(t, c).Spec.Containers[0].Image)
+}
+
+// The memo's first decode of a version shares its spec with every other
+// object of the same content (convert.FromModelShared); a reader still
+// owns what it got: a write's result, a Get or a List item modified in
+// place changes neither another object of that content nor a later read.
+func TestASharedPartIsNeverHandedOut(t *testing.T) {
+	ctx := context.Background()
+	_, c := memoManager(t)
+	a := getPod(t, c)
+	a.Spec.Containers[0].Image = "changed"
+	a.Spec.Containers = append(a.Spec.Containers, corev1.Container{Name: "extra"})
+	b := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "b"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}},
+	}
+	require.NoError(t, c.Create(ctx, b))
+	b.Spec.Containers[0].Image = "changed by the writer"
+	var got corev1.Pod
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "b"}, &got))
+	require.Len(t, got.Spec.Containers, 1)
+	assert.Equal(t, "app:v1", got.Spec.Containers[0].Image)
+	assert.NotSame(t, &got.Spec.Containers[0], &getPod(t, c).Spec.Containers[0])
+
+	var list corev1.PodList
+	require.NoError(t, c.List(ctx, &list))
+	require.Len(t, list.Items, 2)
+	for i := range list.Items {
+		list.Items[i].Spec.Containers[0].Image = "changed in a list"
+	}
+	assert.Equal(t, "app:v1", getPod(t, c).Spec.Containers[0].Image)
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "b"}, &got))
+	assert.Equal(t, "app:v1", got.Spec.Containers[0].Image)
+}
+
+// A status update of an object whose status is still the one read sends
+// the memo's encoding of that version's status, made once; any other
+// status is encoded as before. Either way the model object sent is what
+// convert's StatusToModel gives, and the server stores what was sent.
+// Without the reuse, the memo's entry is never encoded and the test fails.
+func TestAStatusStillAsReadIsNotEncodedAgain(t *testing.T) {
+	ctx := context.Background()
+	m, c := memoManager(t)
+	cl := c.(*modelClient)
+	p := getPod(t, c)
+	p.Status.Phase = corev1.PodPending
+	started := time.Date(2025, 1, 1, 0, 1, 0, 0, time.UTC)
+	p.Status.StartTime = &metav1.Time{Time: started}
+	require.NoError(t, c.Status().Update(ctx, p))
+
+	// The time a reconciler sets is often in UTC where the decoded one is
+	// local: the same instant, the same encoding.
+	inUTC := getPod(t, c)
+	inUTC.Status.StartTime = &metav1.Time{Time: started}
+	_, ok := cl.readStatus(inUTC)
+	assert.True(t, ok, "a status still as read, its time in another zone")
+
+	read := getPod(t, c)
+	same := func(o client.Object) {
+		t.Helper()
+		want, err := m.conv.StatusToModel(o)
+		require.NoError(t, err)
+		got, err := cl.statusToModel(o)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	same(read)
+	e := m.memo.entry(model.UID(read.UID), mustRV(t, read), read)
+	require.NotNil(t, e)
+	assert.True(t, e.statusEncoded, "the read version's status was encoded once, for the memo")
+	require.NoError(t, c.Status().Update(ctx, read))
+	assert.Equal(t, mustRV(t, getPod(t, c)), mustRV(t, read), "nothing changed")
+
+	// Statuses that differ from the one read, even where JSON does not
+	// tell them apart, are encoded afresh.
+	for _, change := range []func(p *corev1.Pod){
+		func(p *corev1.Pod) { p.Status.Phase = corev1.PodRunning },
+		func(p *corev1.Pod) { p.Status.Conditions = []corev1.PodCondition{} },
+		func(p *corev1.Pod) { p.Status.Message = "m" },
+		func(p *corev1.Pod) { p.Spec.Containers[0].Image = "spec, not status"; p.Labels["x"] = "y" },
+	} {
+		o := getPod(t, c)
+		change(o)
+		same(o)
+	}
+	o := getPod(t, c)
+	o.Status.Phase = corev1.PodRunning
+	require.NoError(t, c.Status().Update(ctx, o))
+	assert.Equal(t, corev1.PodRunning, getPod(t, c).Status.Phase)
 }
 
 // The memo keeps the newest few versions of an object and forgets a

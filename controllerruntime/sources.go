@@ -317,7 +317,12 @@ func (e *env) sharedObject(mo *model.Object, asUnstructured bool) client.Object 
 	}
 	// A fresh decode, which the memo keeps itself rather than a copy of
 	// it: its readers only read it, as they read the memo's own.
-	obj := e.decodeEvent(mo, asUnstructured, func(mo *model.Object, into client.Object) error { return e.conv.FromModel(mo, into) })
+	obj := e.decodeEvent(mo, asUnstructured, func(mo *model.Object, into client.Object) error {
+		if sharedDecode {
+			return e.conv.FromModelShared(mo, into)
+		}
+		return e.conv.FromModel(mo, into)
+	})
 	e.memo.keep(mo.UID, mo.ResourceVersion, obj)
 	return obj
 }

@@ -26,7 +26,24 @@ import (
 // A rejection is an Invalid model.StatusError whose causes are the field
 // errors sorted by field, then by message, with the message the API
 // server writes for them.
+//
+// The validators only read the objects they are given, so these are
+// decoded through convert.FromModelShared: their spec and status are the
+// converter's kept decodes, not copies (docs/design.md, "Reads that copy
+// once").
 func Builtin(conv *convert.Converter, namespaced func(kind string) bool) model.Admission {
+	return builtin(conv, namespaced, decodeShared)
+}
+
+// BuiltinFresh is Builtin decoding each object afresh, as FromModel does:
+// the reference Builtin is tested against.
+func BuiltinFresh(conv *convert.Converter, namespaced func(kind string) bool) model.Admission {
+	return builtin(conv, namespaced, decode)
+}
+
+// builtin is Builtin with the decode given.
+func builtin(conv *convert.Converter, namespaced func(kind string) bool,
+	decode func(*convert.Converter, *model.Object) (client.Object, error)) model.Admission {
 	return func(_ string, verb model.Verb, old, obj *model.Object) error {
 		if verb != model.VerbCreate && verb != model.VerbUpdate {
 			return nil
@@ -62,6 +79,19 @@ func decode(conv *convert.Converter, mo *model.Object) (client.Object, error) {
 	typed, err := conv.New(mo.Kind)
 	if err == nil {
 		err = conv.FromModel(mo, typed)
+	}
+	if err != nil {
+		return nil, &model.StatusError{Reason: model.ReasonInvalid, Message: mo.Ref().String() + " is invalid: " + err.Error()}
+	}
+	return typed, nil
+}
+
+// decodeShared is decode through convert.FromModelShared, for code that
+// only reads the result.
+func decodeShared(conv *convert.Converter, mo *model.Object) (client.Object, error) {
+	typed, err := conv.New(mo.Kind)
+	if err == nil {
+		err = conv.FromModelShared(mo, typed)
 	}
 	if err != nil {
 		return nil, &model.StatusError{Reason: model.ReasonInvalid, Message: mo.Ref().String() + " is invalid: " + err.Error()}

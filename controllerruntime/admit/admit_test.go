@@ -29,7 +29,10 @@ var converter = sync.OnceValues(func() (*convert.Converter, error) {
 func namespaced(kind string) bool { return kind != "Namespace" && kind != "Node" }
 
 // check runs the admission on a create of obj, or, with old, an update
-// from old to obj, and returns its error.
+// from old to obj, and returns its error. It also checks that Builtin,
+// which validates the converter's kept decodes themselves
+// (FromModelShared), answers as BuiltinFresh does, and leaves what the
+// converter keeps as it was: the validators only read.
 func check(t *testing.T, old, obj client.Object) error {
 	t.Helper()
 	conv, err := converter()
@@ -37,14 +40,32 @@ func check(t *testing.T, old, obj client.Object) error {
 	mo, err := conv.ToModel(obj)
 	require.NoError(t, err)
 	mo.UID = "uid-1"
-	fn := admit.Builtin(conv, namespaced)
-	if old == nil {
-		return fn("user", model.VerbCreate, nil, mo)
+	var mold *model.Object
+	verb := model.VerbCreate
+	if old != nil {
+		mold, err = conv.ToModel(old)
+		require.NoError(t, err)
+		mold.UID = "uid-1"
+		verb = model.VerbUpdate
 	}
-	mold, err := conv.ToModel(old)
-	require.NoError(t, err)
-	mold.UID = "uid-1"
-	return fn("user", model.VerbUpdate, mold, mo)
+	decoded := func(mo *model.Object) client.Object {
+		if mo == nil {
+			return nil
+		}
+		typed, err := conv.New(mo.Kind)
+		require.NoError(t, err)
+		if conv.FromModel(mo, typed) != nil {
+			return nil
+		}
+		return typed
+	}
+	before, beforeOld := decoded(mo), decoded(mold)
+	fresh := admit.BuiltinFresh(conv, namespaced)("user", verb, mold, mo)
+	got := admit.Builtin(conv, namespaced)("user", verb, mold, mo)
+	assert.Equal(t, fresh, got, "Builtin and BuiltinFresh answer alike")
+	assert.Equal(t, before, decoded(mo), "validation left the kept decode as it was")
+	assert.Equal(t, beforeOld, decoded(mold), "validation left the old object's kept decode as it was")
+	return got
 }
 
 var labels = map[string]string{"app": "web"}

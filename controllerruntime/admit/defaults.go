@@ -2,6 +2,7 @@ package admit
 
 import (
 	"maps"
+	"sync"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -39,12 +40,27 @@ var defaulted = map[schema.GroupKind]bool{
 // model object, so that its other fields keep their exact form. Status
 // writes, custom resources and kinds without defaults pass untouched.
 func Defaults(conv *convert.Converter) model.Admission {
+	return defaults(conv, memoOf(conv))
+}
+
+// DefaultsFresh is Defaults without its memo: every write is decoded and
+// defaulted afresh. It is the reference the memo is tested against.
+func DefaultsFresh(conv *convert.Converter) model.Admission {
+	return defaults(conv, nil)
+}
+
+// defaults is Defaults, through memo when there is one.
+func defaults(conv *convert.Converter, memo *defaultsMemo) model.Admission {
 	return func(_ string, verb model.Verb, _, obj *model.Object) error {
 		if verb != model.VerbCreate && verb != model.VerbUpdate {
 			return nil
 		}
 		gvk, err := conv.GVK(obj.Kind)
 		if err != nil || !defaulted[gvk.GroupKind()] || gvk.Version != "v1" {
+			return nil
+		}
+		if e, ok := memo.lookup(obj); ok {
+			e.applyTo(obj)
 			return nil
 		}
 		typed, err := decode(conv, obj)
@@ -60,12 +76,116 @@ func Defaults(conv *convert.Converter) model.Admission {
 		if err != nil {
 			return err
 		}
-		obj.Spec = patched(obj.Spec, before.Spec, after.Spec)
-		if obj.Labels.Len() == 0 {
-			obj.Labels = after.Labels
+		e := defaultsEntry{kind: obj.Kind, spec: obj.Spec, status: obj.Status, labels: obj.Labels, labelsOut: after.Labels}
+		if out := patched(obj.Spec, before.Spec, after.Spec); !out.Equal(obj.Spec) {
+			e.specOut, e.specChanged = out, true
 		}
+		memo.keep(e)
+		e.applyTo(obj)
 		return nil
 	}
+}
+
+// The defaults a write gets are a function of its kind, spec, status and
+// labels (with annotations: model.Labels holds both): the object decoded
+// from them alone fails or not, setDefaults reads its spec and, for a
+// Job, its labels, and Defaults writes back the spec and, to an object
+// without labels, the labels. Its name, owners and the rest of its
+// metadata are read by nothing whose result Defaults keeps. So a memo of
+// the last few results by that content, compared with Fields.Equal and
+// Labels.Equal, gives what defaulting afresh gives: the pods of one
+// template, a Job's re-creations and an unchanged workload's updates are
+// decoded and encoded twice once, not at every write. Results that are
+// errors are not kept.
+
+// defaultsEntries is how many results of one kind a memo keeps, the most
+// recently used first.
+const defaultsEntries = 16
+
+// defaultsEntry is one result of Defaults: the input it was computed
+// from and what it writes back.
+type defaultsEntry struct {
+	kind         string
+	spec, status model.Fields
+	labels       model.Labels
+	specOut      model.Fields
+	specChanged  bool
+	labelsOut    model.Labels
+}
+
+// applyTo writes the result back into obj, whose content is the entry's.
+func (e *defaultsEntry) applyTo(obj *model.Object) {
+	if e.specChanged {
+		obj.Spec = e.specOut
+	}
+	if obj.Labels.Len() == 0 {
+		obj.Labels = e.labelsOut
+	}
+}
+
+// defaultsMemo keeps results of Defaults for one converter (a pinned
+// converter is another one), by kind. It is safe for concurrent use: a
+// scenario's converter is shared by fuzzrun's workers.
+type defaultsMemo struct {
+	mu   sync.Mutex
+	kept map[string][]defaultsEntry
+}
+
+// memos holds the memo of each converter Defaults was given; more than
+// maxMemos converters start them afresh.
+var (
+	memosMu sync.Mutex
+	memos   = map[*convert.Converter]*defaultsMemo{}
+)
+
+const maxMemos = 64
+
+func memoOf(conv *convert.Converter) *defaultsMemo {
+	memosMu.Lock()
+	defer memosMu.Unlock()
+	if m, ok := memos[conv]; ok {
+		return m
+	}
+	if len(memos) >= maxMemos {
+		clear(memos)
+	}
+	m := &defaultsMemo{kept: map[string][]defaultsEntry{}}
+	memos[conv] = m
+	return m
+}
+
+// lookup returns the kept result for obj's content, moved to the front.
+func (m *defaultsMemo) lookup(obj *model.Object) (defaultsEntry, bool) {
+	if m == nil {
+		return defaultsEntry{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	kept := m.kept[obj.Kind]
+	for i, e := range kept {
+		if e.spec.Equal(obj.Spec) && e.status.Equal(obj.Status) && e.labels.Equal(obj.Labels) {
+			copy(kept[1:i+1], kept[:i])
+			kept[0] = e
+			return e, true
+		}
+	}
+	return defaultsEntry{}, false
+}
+
+// keep puts e at the front of its kind's results.
+func (m *defaultsMemo) keep(e defaultsEntry) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	kept := m.kept[e.kind]
+	if len(kept) < defaultsEntries {
+		kept = append(kept, defaultsEntry{})
+	}
+	copy(kept[1:], kept[:len(kept)-1])
+	kept[0] = e
+	m.kept[e.kind] = kept
 }
 
 // patched returns spec with the change from before to after: the paths

@@ -317,3 +317,37 @@ func BenchmarkDefaults(b *testing.B) {
 		})
 	}
 }
+
+// TestTheDefaultsMemoGivesWhatDefaultingAfreshGives: Defaults, which keeps
+// its last results by kind, spec, status and labels, stores what
+// DefaultsFresh stores, on the first write of a content and on every write
+// after; objects that differ only in what the key leaves out (name) share
+// a result, and those that differ in labels do not (a Job without labels
+// takes its template's).
+func TestTheDefaultsMemoGivesWhatDefaultingAfreshGives(t *testing.T) {
+	conv, err := converter()
+	require.NoError(t, err)
+	template := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec()}
+	job := func(name string, jobLabels map[string]string) *batchv1.Job {
+		m := meta(name)
+		m.Labels = jobLabels
+		return &batchv1.Job{ObjectMeta: m, Spec: batchv1.JobSpec{Template: template}}
+	}
+	objs := []client.Object{
+		deployment(), deployment(),
+		&corev1.Pod{ObjectMeta: meta("a"), Spec: podSpec()}, &corev1.Pod{ObjectMeta: meta("b"), Spec: podSpec()},
+		job("with-labels", map[string]string{"own": "yes"}), job("without", nil), job("with-labels-2", map[string]string{"own": "yes"}), job("without-2", nil),
+		&corev1.Service{ObjectMeta: meta("svc"), Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		&corev1.Secret{ObjectMeta: meta("s")},
+	}
+	for round := range 2 {
+		for _, obj := range objs {
+			memo, err := conv.ToModel(obj)
+			require.NoError(t, err)
+			fresh := memo.DeepCopy()
+			require.NoError(t, admit.Defaults(conv)("user", model.VerbCreate, nil, memo))
+			require.NoError(t, admit.DefaultsFresh(conv)("user", model.VerbCreate, nil, fresh))
+			assert.Equal(t, fresh, memo, "round %d, %s %s", round, memo.Kind, memo.Name)
+		}
+	}
+}

@@ -412,6 +412,21 @@ func flattenPart(part string, v any) (model.Fields, error) {
 // A kind that does not match leaves into as it was; content that does
 // not decode (an error naming mo) may leave it zeroed.
 func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
+	return c.fromModel(mo, into, false)
+}
+
+// FromModelShared is FromModel for a decode its caller keeps and never
+// modifies, as a memo of decoded versions does: into's spec and status may
+// be the converter's own kept decodes of that content (parts.go), shared
+// with every other object decoded from the same content, not copies of
+// them. So a decode whose parts were decoded before costs no copy of
+// them; the caller hands readers a deep copy of into, never into itself.
+func (c *Converter) FromModelShared(mo *model.Object, into client.Object) error {
+	return c.fromModel(mo, into, true)
+}
+
+// fromModel is FromModel, or with share, FromModelShared.
+func (c *Converter) fromModel(mo *model.Object, into client.Object, share bool) error {
 	kind, err := c.Kind(into)
 	if err != nil {
 		return err
@@ -425,7 +440,7 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 		// The spec and status by their content (parts.go), when the
 		// type has a decoding plan.
 		if p := c.partsOf(v.Type()); p != nil && c.decodePlanOf(v.Type()) != nil {
-			if p.decodeParts(mo.Spec, mo.Status, v) == nil {
+			if p.decodeParts(mo.Spec, mo.Status, v, share) == nil {
 				c.metaFromModel(mo, into)
 				into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])
 				return nil

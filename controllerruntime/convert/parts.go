@@ -1,10 +1,14 @@
 package convert
 
 import (
+	"math"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/converge-sim/converge/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
@@ -122,9 +126,10 @@ func buildParts(t reflect.Type) *objectParts {
 // decodeParts fills v, a zero object of a kind whose body is a spec, from
 // spec and status as a whole decode of body(mo) would; an error means
 // the whole decode is to be tried (it names the error, or declines the
-// plan as FromModel does).
-func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value) error {
-	if err := p.spec.decode(spec, v.Field(p.spec.index)); err != nil {
+// plan as FromModel does). With share, v's parts are the kept decodes
+// themselves rather than copies (FromModelShared).
+func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value, share bool) error {
+	if err := p.spec.decode(spec, v.Field(p.spec.index), share); err != nil {
 		return err
 	}
 	if status.Len() == 0 {
@@ -133,22 +138,37 @@ func (p *objectParts) decodeParts(spec, status model.Fields, v reflect.Value) er
 	if p.status == nil {
 		return errCannotDecode // the whole decode ignores it; so be it there
 	}
-	return p.status.decode(status, v.Field(p.status.index))
+	return p.status.decode(status, v.Field(p.status.index), share)
 }
 
 // decode sets dv, the zero part, from f: a copy of a kept decode of the
-// same content, or a fresh decode, kept.
-func (pp *partPlan) decode(f model.Fields, dv reflect.Value) error {
+// same content, or a fresh decode, kept. With share, dv is set to the kept
+// decode itself, a shallow copy of it that shares all it refers to: no
+// deep copy is made, on a hit or a miss.
+func (pp *partPlan) decode(f model.Fields, dv reflect.Value, share bool) error {
 	if f.Len() == 0 {
 		return nil // body(mo) has no such key
 	}
 	if hit := pp.lookup(f); hit.IsValid() {
-		pp.copyInto.Call([]reflect.Value{hit, dv.Addr()})
+		if share {
+			dv.Set(hit.Elem())
+		} else {
+			pp.copyInto.Call([]reflect.Value{hit, dv.Addr()})
+		}
 		return nil
 	}
 	u, err := Unflatten(f)
 	if err != nil {
 		return err
+	}
+	if share && pp.copyInto.IsValid() {
+		kept := reflect.New(dv.Type())
+		if err := pp.dec.dec(u, kept.Elem()); err != nil {
+			return err
+		}
+		pp.keep(f, kept)
+		dv.Set(kept.Elem())
+		return nil
 	}
 	if err := pp.dec.dec(u, dv); err != nil {
 		return err
@@ -189,4 +209,108 @@ func (pp *partPlan) keep(f model.Fields, v reflect.Value) {
 	}
 	copy(pp.kept[1:], pp.kept[:len(pp.kept)-1])
 	pp.kept[0] = partEntry{f, v}
+}
+
+// StatusEqual reports whether a and b, typed objects of one type whose
+// body is a spec and a status, hold statuses that encode alike because
+// they are the same value: equal field by field as reflect.DeepEqual
+// compares them (nil and empty apart, unexported fields included), except
+// that a metav1.Time or metav1.MicroTime compares by its instant, which is
+// all its encoding keeps (a decoded time is in the local zone, a
+// reconciler's often in UTC). The status StatusToModel encodes is a
+// function of the status field alone, so two such objects without managed
+// fields encode to the same status. False for any other pair.
+func (c *Converter) StatusEqual(a, b client.Object) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() || va.Kind() != reflect.Pointer || va.IsNil() || vb.IsNil() {
+		return false
+	}
+	p := c.partsOf(va.Type().Elem())
+	if p == nil || p.status == nil {
+		return false
+	}
+	i := p.status.index
+	return sameValue(va.Elem().Field(i), vb.Elem().Field(i), 0)
+}
+
+// maxDepth bounds sameValue's walk; API types are trees, far shallower.
+const maxDepth = 64
+
+var (
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+)
+
+// sameValue is StatusEqual's comparison of two values of one type.
+func sameValue(a, b reflect.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch a.Type() {
+	case timeType, microTimeType:
+		ta, tb := a.Field(0), b.Field(0) // the embedded time.Time
+		if !ta.CanInterface() {
+			return false
+		}
+		return ta.Interface().(time.Time).Equal(tb.Interface().(time.Time))
+	}
+	switch a.Kind() {
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return a.Pointer() == b.Pointer() || sameValue(a.Elem(), b.Elem(), depth+1)
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return a.Elem().Type() == b.Elem().Type() && sameValue(a.Elem(), b.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !sameValue(a.Field(i), b.Field(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		iter := a.MapRange()
+		for iter.Next() {
+			w := b.MapIndex(iter.Key())
+			if !w.IsValid() || !sameValue(iter.Value(), w, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // func, chan, unsafe pointer, complex: not in an API type
 }

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -122,4 +125,97 @@ func TestPartsAreSafeForConcurrentUse(t *testing.T) {
 	for range 4 {
 		require.NoError(t, <-done)
 	}
+}
+
+// TestSharedDecodesShareTheirParts: FromModelShared gives what FromModel
+// gives, but its parts are the converter's kept decodes, not copies: two
+// shared decodes of the same content share the spec's memory, which two
+// plain decodes never do. Without sharing, the test fails at the
+// memory check.
+func TestSharedDecodesShareTheirParts(t *testing.T) {
+	c := newConverter(t)
+	rapid.Check(t, func(t *rapid.T) {
+		obj := typedObject(t, c)
+		typ := reflect.TypeOf(obj).Elem()
+		mo, err := c.ToModel(obj)
+		require.NoError(t, err)
+		want := wholeDecode(t, c, mo, typ)
+		var shared, plain [2]client.Object
+		for i := range 2 {
+			shared[i] = reflect.New(typ).Interface().(client.Object)
+			require.NoError(t, c.FromModelShared(mo, shared[i]))
+			require.Equal(t, want, shared[i], "shared decode %d", i)
+			plain[i] = reflect.New(typ).Interface().(client.Object)
+			require.NoError(t, c.FromModel(mo, plain[i]))
+			require.Equal(t, want, plain[i], "plain decode %d", i)
+		}
+		containers := func(o client.Object) []corev1.Container {
+			switch o := o.(type) {
+			case *corev1.Pod:
+				return o.Spec.Containers
+			case *appsv1.ReplicaSet:
+				return o.Spec.Template.Spec.Containers
+			}
+			return nil
+		}
+		if len(containers(want)) == 0 {
+			return
+		}
+		assert.Same(t, &containers(shared[0])[0], &containers(shared[1])[0], "shared decodes share their spec")
+		assert.NotSame(t, &containers(plain[0])[0], &containers(plain[1])[0], "plain decodes are copies")
+		assert.NotSame(t, &containers(plain[0])[0], &containers(shared[0])[0], "a plain decode is not the kept one")
+	})
+}
+
+// TestStatusEqualMeansTheSameEncoding: StatusEqual holds for statuses that
+// differ only in a metav1.Time's zone (its encoding keeps the instant), and
+// then StatusToModel gives both the same status; it fails for statuses
+// whose encodings may differ (nil and empty conditions, a quantity's
+// format, another instant), and for other types.
+func TestStatusEqualMeansTheSameEncoding(t *testing.T) {
+	c := newConverter(t)
+	at := time.Date(2025, 1, 1, 0, 0, 30, 0, time.UTC)
+	base := func() *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}, Status: corev1.PodStatus{
+			Phase: corev1.PodRunning, StartTime: &metav1.Time{Time: at},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Time{Time: at}}},
+		}}
+	}
+	encode := func(p *corev1.Pod) model.Fields {
+		mo, err := c.StatusToModel(p)
+		require.NoError(t, err)
+		return mo.Status
+	}
+	inOtherZone := base()
+	inOtherZone.Status.StartTime = &metav1.Time{Time: at.In(time.FixedZone("east", 3600))}
+	inOtherZone.Status.Conditions[0].LastTransitionTime = metav1.Time{Time: at.Local()}
+	assert.True(t, c.StatusEqual(base(), inOtherZone))
+	assert.True(t, encode(base()).Equal(encode(inOtherZone)))
+
+	for name, change := range map[string]func(p *corev1.Pod){
+		"empty conditions": func(p *corev1.Pod) { p.Status.Conditions = []corev1.PodCondition{} },
+		"nil conditions":   func(p *corev1.Pod) { p.Status.Conditions = nil },
+		"another instant":  func(p *corev1.Pod) { p.Status.StartTime = &metav1.Time{Time: at.Add(time.Second)} },
+		"nil start":        func(p *corev1.Pod) { p.Status.StartTime = nil },
+		"a message":        func(p *corev1.Pod) { p.Status.Message = "m" },
+	} {
+		other := base()
+		change(other)
+		assert.False(t, c.StatusEqual(base(), other), name)
+	}
+	rs := func(q string) *appsv1.ReplicaSet {
+		return &appsv1.ReplicaSet{Status: appsv1.ReplicaSetStatus{Replicas: 1, Conditions: []appsv1.ReplicaSetCondition{{Message: q}}}}
+	}
+	assert.True(t, c.StatusEqual(rs("x"), rs("x")))
+	assert.False(t, c.StatusEqual(rs("x"), rs("y")))
+	assert.False(t, c.StatusEqual(base(), rs("x")), "another type")
+	q1, q2 := resource.MustParse("1Ki"), resource.MustParse("1024")
+	require.Zero(t, q1.Cmp(q2))
+	withQ := func(q resource.Quantity) *corev1.Pod {
+		p := base()
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "a", AllocatedResources: corev1.ResourceList{corev1.ResourceMemory: q}}}
+		return p
+	}
+	assert.False(t, c.StatusEqual(withQ(q1), withQ(q2)), "one quantity in two formats")
+	assert.True(t, c.StatusEqual(withQ(q1), withQ(resource.MustParse("1Ki"))))
 }

@@ -1,0 +1,67 @@
+package controllerruntime_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
+	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
+	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/properties"
+	"github.com/stretchr/testify/require"
+)
+
+// choices draws a run's interleaving from a seeded stream.
+type choices struct{ r *rand.Rand }
+
+func (c choices) Choose(n int, _ string) int { return c.r.IntN(n) }
+
+// exampleTraces runs seeds 0..runs-1 of the CronJob and memcached
+// examples as their benchmarks do (every fault kind but the rival, random
+// schedules and interleavings) and returns each run's trace hash.
+func exampleTraces(t *testing.T, runs int) []string {
+	t.Helper()
+	mix := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart,
+		faults.KindStale, faults.KindEdit, faults.KindAPIError, faults.KindPartition, faults.KindTimeTravel}
+	cconv, err := cronjob.Converter()
+	require.NoError(t, err)
+	mconv, err := memcached.Converter()
+	require.NoError(t, err)
+	var hashes []string
+	for _, sc := range []properties.Scenario{
+		cronjob.Scenario("periodicjob", cconv, cronjob.Options{}),
+		memcached.Scenario("memcached", mconv, memcached.Options{SyncPeriod: 30 * time.Second}),
+	} {
+		plan, err := properties.PlanFor(sc, mix)
+		require.NoError(t, err)
+		gen := faults.Schedules(mix, plan.Topology, plan.Budget)
+		for i := range runs {
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			sched := gen.Example(int(r.Int32()))
+			var out *properties.Outcome
+			synctest.Test(t, func(*testing.T) {
+				out, err = properties.Execute(sc, sched, choices{r}, properties.RunOptions{})
+			})
+			require.NoError(t, err)
+			hashes = append(hashes, out.Cluster.Trace().Hash())
+		}
+	}
+	return hashes
+}
+
+// TestFastPathsGiveTheSameTraces: the memos' first decode of a version
+// through convert.FromModelShared (one copy to the reader, the parts
+// shared with the converter), a status update that sends the memo's
+// encoding of the status it read, and the memo of built-in defaulting,
+// give every run of the CronJob and memcached examples the trace the
+// plain paths give, byte for byte.
+func TestFastPathsGiveTheSameTraces(t *testing.T) {
+	restore := crt.SetFastPaths(false)
+	plain := exampleTraces(t, 12)
+	restore()
+	shared := exampleTraces(t, 12)
+	require.Equal(t, plain, shared)
+}
