@@ -195,23 +195,7 @@ func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed 
 			return nil, err
 		}
 	}
-	return &Counterexample{
-		Scenario:     p.shape.sc.Name,
-		Faults:       p.mix,
-		Strategy:     opts.Strategy,
-		Seed:         seed,
-		Failure:      fr.out.Failure,
-		Schedule:     fr.schedule,
-		Inputs:       fr.out.Inputs,
-		Choices:      choices,
-		Steps:        fr.out.Cluster.Steps(),
-		Trace:        fr.out.Cluster.Trace(),
-		Replay:       replay(seed),
-		Class:        fr.out.Schedule.Class(),
-		Shrunk:       shrunk,
-		DeletionRuns: deletions,
-		minimal:      fr.out,
-	}, nil
+	return p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions), nil
 }
 
 // redrawTries is the number of runs redrawDeletions makes for each fault

@@ -401,10 +401,18 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 	if fr.decisions != nil {
 		choices = choicesOf(fr.decisions)
 	}
-	res.Counterexample = &Counterexample{
-		Scenario:     sc.Name,
+	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
+	return res, nil
+}
+
+// counterexample is the finding of a search under strategy from seed: the
+// minimal failing run fr with its choices, the schedule rapid (or the
+// coverage search) shrank it to before deletion, and the runs deletion took.
+func (p *Prepared) counterexample(fr failingRun, choices []int, strategy Strategy, seed uint64, replay string, shrunk faults.Schedule, deletions int) *Counterexample {
+	return &Counterexample{
+		Scenario:     p.shape.sc.Name,
 		Faults:       p.mix,
-		Strategy:     opts.Strategy,
+		Strategy:     strategy,
 		Seed:         seed,
 		Failure:      fr.out.Failure,
 		Schedule:     fr.schedule,
@@ -412,13 +420,12 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		Choices:      choices,
 		Steps:        fr.out.Cluster.Steps(),
 		Trace:        fr.out.Cluster.Trace(),
-		Replay:       replay(seed),
+		Replay:       replay,
 		Class:        fr.out.Schedule.Class(),
 		Shrunk:       shrunk,
 		DeletionRuns: deletions,
 		minimal:      fr.out,
 	}
-	return res, nil
 }
 
 // struckOnly drops from a failing run's schedule the faults that never
