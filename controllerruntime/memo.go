@@ -70,21 +70,10 @@ func (m memo) peek(uid model.UID, rv uint64, asUnstructured bool) client.Object 
 	return nil
 }
 
-// put keeps a copy of obj, version rv of an object, unless the memo holds
-// memoVersions newer versions of it in obj's form.
-func (m memo) put(uid model.UID, rv uint64, obj client.Object) {
-	m.store(uid, rv, obj, func() client.Object { return obj.DeepCopyObject().(client.Object) })
-}
-
-// keep is put for an object nobody will modify: the memo keeps obj
-// itself, not a copy.
+// keep keeps obj, version rv of an object nobody will modify, itself (not
+// a copy), unless the memo holds memoVersions newer versions of it in
+// obj's form.
 func (m memo) keep(uid model.UID, rv uint64, obj client.Object) {
-	m.store(uid, rv, obj, func() client.Object { return obj })
-}
-
-// store keeps what kept returns as version rv of an object in obj's form,
-// unless the memo holds memoVersions newer versions of it in that form.
-func (m memo) store(uid model.UID, rv uint64, obj client.Object, kept func() client.Object) {
 	entries, ok := m[uid]
 	if !ok && len(m) >= memoLimit {
 		clear(m)
@@ -101,9 +90,9 @@ func (m memo) store(uid model.UID, rv uint64, obj client.Object, kept func() cli
 	}
 	switch {
 	case same < memoVersions:
-		m[uid] = append(entries, memoEntry{rv: rv, obj: kept()})
+		m[uid] = append(entries, memoEntry{rv: rv, obj: obj})
 	case entries[oldest].rv < rv:
-		entries[oldest] = memoEntry{rv: rv, obj: kept()}
+		entries[oldest] = memoEntry{rv: rv, obj: obj}
 	}
 }
 
