@@ -6,23 +6,10 @@ import (
 	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/examples/broken"
 	"github.com/converge-sim/converge/faults"
-	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
 )
-
-// quietWorld is one ReplicaSet web with 3 replicas run by ctrl, and no
-// outside actors: every outside change comes from the faults under test.
-func quietWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		if err := c.AddController(ctrl); err != nil {
-			return nil, err
-		}
-		return c, c.Apply(replicaset.New("default", "web", 3))
-	}
-}
 
 var podDeletes = []faults.EditTarget{{Resource: replicaset.PodKind}}
 
@@ -38,42 +25,42 @@ type faultKindCase struct {
 
 func faultKindCases() []faultKindCase {
 	level := replicaset.Level(replicaset.LevelOptions{Resync: 20})
-	reference := properties.Scenario{Name: "reference", Build: quietWorld(level), Edits: podDeletes}
+	reference := properties.Scenario{Name: "reference", Build: broken.QuietWorld(level), Edits: podDeletes}
 	return []faultKindCase{
 		{
 			kind:    faults.KindAPIError,
-			broken:  properties.Scenario{Name: "swallows-errors", Build: quietWorld(broken.SwallowsErrors())},
+			broken:  properties.Scenario{Name: "swallows-errors", Build: broken.QuietWorld(broken.SwallowsErrors())},
 			verdict: properties.GoalUnmet,
 			correct: reference,
 		},
 		{
 			kind:    faults.KindPartition,
-			broken:  properties.Scenario{Name: "max-retries", Build: quietWorld(broken.MaxRetries())},
+			broken:  properties.Scenario{Name: "max-retries", Build: broken.QuietWorld(broken.MaxRetries())},
 			verdict: properties.GoalUnmet,
 			correct: reference,
 		},
 		{
 			kind: faults.KindStale,
 			broken: properties.Scenario{
-				Name: "short-expectations", Build: quietWorld(broken.ShortExpectations()),
+				Name: "short-expectations", Build: broken.QuietWorld(broken.ShortExpectations()),
 				Invariants: []properties.Invariant{atMostOneExtra},
 			},
 			verdict: properties.InvariantBroken,
 			correct: properties.Scenario{
 				Name:       "expectations",
-				Build:      quietWorld(replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true})),
+				Build:      broken.QuietWorld(replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true})),
 				Invariants: []properties.Invariant{atMostOneExtra},
 			},
 		},
 		{
 			kind:    faults.KindEdit,
-			broken:  properties.Scenario{Name: "unmapped-pods", Build: quietWorld(broken.UnmappedPods()), Edits: podDeletes},
+			broken:  properties.Scenario{Name: "unmapped-pods", Build: broken.QuietWorld(broken.UnmappedPods()), Edits: podDeletes},
 			verdict: properties.GoalUnmet,
 			correct: reference,
 		},
 		{
 			kind:    faults.KindRestart,
-			broken:  properties.Scenario{Name: "record-keeper", Build: quietWorld(broken.RecordKeeper())},
+			broken:  properties.Scenario{Name: "record-keeper", Build: broken.QuietWorld(broken.RecordKeeper())},
 			verdict: properties.GoalUnmet,
 			correct: reference,
 			checkShrunk: func(t *testing.T, cx *properties.Counterexample) {
@@ -87,7 +74,7 @@ func faultKindCases() []faultKindCase {
 		},
 		{
 			kind:    faults.KindDelay,
-			broken:  properties.Scenario{Name: "first-seen-primary", Build: primaryWorld(broken.FirstSeenPrimary())},
+			broken:  properties.Scenario{Name: "first-seen-primary", Build: broken.PrimaryWorld(broken.FirstSeenPrimary())},
 			verdict: properties.GoalUnmet,
 			correct: reference,
 		},
@@ -97,21 +84,6 @@ func faultKindCases() []faultKindCase {
 			verdict: properties.InvariantBroken,
 			correct: scenarios.TimeTravelFixed(),
 		},
-	}
-}
-
-// primaryWorld creates two ReplicaSets one tick apart, old then new.
-func primaryWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		if err := c.AddController(ctrl); err != nil {
-			return nil, err
-		}
-		for i, name := range []string{"old", "new"} {
-			rs := replicaset.New("default", name, 0)
-			c.At(model.Time(i+1), "user", "create "+name, func() { _ = c.Outside("user").Create(rs) })
-		}
-		return c, nil
 	}
 }
 

@@ -1,9 +1,9 @@
 package properties_test
 
 import (
-	"github.com/converge-sim/converge/controllers/replicaset"
 	"testing"
 
+	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/examples/broken"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
@@ -44,7 +44,7 @@ func TestOneBugOneFinding(t *testing.T) {
 // resync fails only by a dropped notification; the report says that the
 // fault is adversarial and what that means with a 10-hour SyncPeriod.
 func TestAdversarialOnlyCounterexampleSaysSo(t *testing.T) {
-	sc := properties.Scenario{Name: "noresync", Build: quietWorld(replicaset.Level(replicaset.LevelOptions{})), Edits: podDeletes}
+	sc := properties.Scenario{Name: "noresync", Build: broken.QuietWorld(replicaset.Level(replicaset.LevelOptions{})), Edits: podDeletes}
 	mix := faults.Mix{faults.KindDrop, faults.KindEdit, faults.KindRestart}
 	res, err := properties.Search(sc, mix, properties.SearchOptions{Test: t, Checks: claimChecks, Seed: 1})
 	require.NoError(t, err)

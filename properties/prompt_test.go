@@ -17,7 +17,7 @@ import (
 
 func TestResyncDependentCatchesAConflictNothingRequeues(t *testing.T) {
 	apierror := faults.Mix{faults.KindAPIError}
-	sc := properties.Scenario{Name: "ignores-conflicts", Build: quietWorld(broken.IgnoresConflicts())}
+	sc := properties.Scenario{Name: "ignores-conflicts", Build: broken.QuietWorld(broken.IgnoresConflicts())}
 	cx := requireFails(t, sc, apierror, properties.ResyncDependent, 2)
 	diagnosis := strings.Join(cx.Failure.Diagnosis, "\n")
 	assert.Contains(t, diagnosis, "failed: Conflict")
@@ -25,7 +25,7 @@ func TestResyncDependentCatchesAConflictNothingRequeues(t *testing.T) {
 	assert.Contains(t, diagnosis, "the resync at t=80 (step 18) replayed ReplicaSet default/web")
 	assert.Contains(t, diagnosis, "SyncPeriod is 10 hours")
 
-	fixed := properties.Scenario{Name: "requeues-conflicts", Build: quietWorld(broken.RequeuesConflicts())}
+	fixed := properties.Scenario{Name: "requeues-conflicts", Build: broken.QuietWorld(broken.RequeuesConflicts())}
 	requireConverges(t, fixed, apierror)
 }
 
@@ -34,7 +34,7 @@ func TestResyncDependentCatchesAConflictNothingRequeues(t *testing.T) {
 // failure: resync is there for handler bugs.
 func TestAdversarialFaultsMayRelyOnResync(t *testing.T) {
 	level := replicaset.Level(replicaset.LevelOptions{Resync: 20})
-	sc := properties.Scenario{Name: "level", Build: quietWorld(level), Edits: podDeletes}
+	sc := properties.Scenario{Name: "level", Build: broken.QuietWorld(level), Edits: podDeletes}
 	requireConverges(t, sc, faults.Mix{faults.KindDrop, faults.KindEdit})
 	requireConverges(t, sc, faults.Mix{faults.KindEdit, faults.KindAPIError, faults.KindRestart})
 }

@@ -3,7 +3,6 @@ package properties_test
 import (
 	"testing"
 
-	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/examples/broken"
 	"github.com/converge-sim/converge/faults"
@@ -15,25 +14,6 @@ import (
 
 // For each property: a deliberately broken controller it catches, and a
 // correct one that passes.
-
-// worldOf runs the given controllers over one ReplicaSet web with 3
-// replicas, with a user who rescales it when rescale is set.
-func worldOf(rescale bool, ctrls ...model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		for _, ctrl := range ctrls {
-			if err := c.AddController(ctrl); err != nil {
-				return nil, err
-			}
-		}
-		if rescale {
-			if err := c.AddActor(actors.Scaler{Kind: replicaset.Kind, Field: "replicas", Min: 0, Max: 5}, 2); err != nil {
-				return nil, err
-			}
-		}
-		return c, c.Apply(replicaset.New("default", "web", 3))
-	}
-}
 
 func levelWithResync() model.Controller {
 	return replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true})
@@ -48,38 +28,38 @@ func TestNoFightCatchesTwoOwnersOfOneField(t *testing.T) {
 }
 
 func TestNoFixedPointCatchesControllersThatKeepEachOtherBusy(t *testing.T) {
-	pingPong := properties.Scenario{Name: "ping-pong", Build: worldOf(false, broken.PingPong()...)}
+	pingPong := properties.Scenario{Name: "ping-pong", Build: broken.ReplicaSetWorld(false, broken.PingPong()...)}
 	cx := requireFails(t, pingPong, nil, properties.NoFixedPoint, 0)
 	assert.Contains(t, cx.Failure.Summary, "no fixed point within")
-	requireConverges(t, properties.Scenario{Name: "level", Build: worldOf(false, levelWithResync())}, nil)
+	requireConverges(t, properties.Scenario{Name: "level", Build: broken.ReplicaSetWorld(false, levelWithResync())}, nil)
 }
 
 func TestIdempotenceCatchesUnguardedCreates(t *testing.T) {
 	unguarded := properties.Scenario{
 		Name:             "no-expectations",
-		Build:            worldOf(true, replicaset.Level(replicaset.LevelOptions{Resync: 20})),
+		Build:            broken.ReplicaSetWorld(true, replicaset.Level(replicaset.LevelOptions{Resync: 20})),
 		CheckIdempotence: true,
 	}
 	cx := requireFails(t, unguarded, nil, properties.NotIdempotent, 0)
 	assert.Contains(t, cx.Failure.Details[1], "create Pod")
 	guarded := unguarded
 	guarded.Name = "expectations"
-	guarded.Build = worldOf(true, levelWithResync())
+	guarded.Build = broken.ReplicaSetWorld(true, levelWithResync())
 	requireConverges(t, guarded, faults.Mix{faults.KindDrop, faults.KindRestart})
 }
 
 func TestNoCacheMutationCatchesAnUncopiedCachedObject(t *testing.T) {
-	mutates := properties.Scenario{Name: "mutates-cache", Build: worldOf(false, levelWithResync(), broken.MutatesCache())}
+	mutates := properties.Scenario{Name: "mutates-cache", Build: broken.ReplicaSetWorld(false, levelWithResync(), broken.MutatesCache())}
 	cx := requireFails(t, mutates, nil, properties.CacheMutation, 0)
 	assert.Contains(t, cx.Failure.Details, `metadata.labels.team: <none>→"web"`)
-	copies := properties.Scenario{Name: "copies-first", Build: worldOf(false, levelWithResync(), broken.CopiesBeforeMutating())}
+	copies := properties.Scenario{Name: "copies-first", Build: broken.ReplicaSetWorld(false, levelWithResync(), broken.CopiesBeforeMutating())}
 	requireConverges(t, copies, faults.Mix{faults.KindDrop, faults.KindRestart})
 }
 
 func TestNoLostUpdateCatchesAnUnconditionalWrite(t *testing.T) {
-	blind := properties.Scenario{Name: "blind-writer", Build: worldOf(true, broken.BlindWriter())}
+	blind := properties.Scenario{Name: "blind-writer", Build: broken.ReplicaSetWorld(true, broken.BlindWriter())}
 	cx := requireFails(t, blind, nil, properties.LostUpdate, 0)
 	assert.Contains(t, cx.Failure.Summary, "blind-writer overwrote user's change to spec.replicas")
-	conditional := properties.Scenario{Name: "conditional-writer", Build: worldOf(true, broken.ConditionalWriter())}
+	conditional := properties.Scenario{Name: "conditional-writer", Build: broken.ReplicaSetWorld(true, broken.ConditionalWriter())}
 	requireConverges(t, conditional, faults.Mix{faults.KindDrop, faults.KindRestart})
 }

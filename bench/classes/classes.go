@@ -3,7 +3,6 @@ package classes
 import (
 	"slices"
 
-	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/controllers/replicaset"
 	"github.com/converge-sim/converge/examples/broken"
 	"github.com/converge-sim/converge/faults"
@@ -33,7 +32,7 @@ func All() []Class {
 // property with no fault runs with none, as its property's test declares.
 func Broken() []Class {
 	reference := func(name string, ctrl model.Controller) properties.Scenario {
-		return properties.Scenario{Name: name, Build: quietWorld(ctrl)}
+		return properties.Scenario{Name: name, Build: broken.QuietWorld(ctrl)}
 	}
 	stale := reference("short-expectations", broken.ShortExpectations())
 	stale.Invariants = []properties.Invariant{atMostOneExtra}
@@ -47,16 +46,16 @@ func Broken() []Class {
 		{Name: "short-expectations", Scenario: stale, Fails: properties.InvariantBroken},
 		{Name: "unmapped-pods", Scenario: unmapped, Fails: properties.GoalUnmet},
 		{Name: "record-keeper", Scenario: reference("record-keeper", broken.RecordKeeper()), Fails: properties.GoalUnmet},
-		{Name: "first-seen-primary", Scenario: properties.Scenario{Name: "first-seen-primary", Build: primaryWorld(broken.FirstSeenPrimary())}, Fails: properties.GoalUnmet},
+		{Name: "first-seen-primary", Scenario: properties.Scenario{Name: "first-seen-primary", Build: broken.PrimaryWorld(broken.FirstSeenPrimary())}, Fails: properties.GoalUnmet},
 		{Name: "ignores-conflicts", Scenario: reference("ignores-conflicts", broken.IgnoresConflicts()), Fails: properties.ResyncDependent},
 	}
 	for i := range cs {
 		cs[i].Faults = HealableFor(cs[i].Scenario)
 	}
 	return append(cs,
-		Class{Name: "mutates-cache", Scenario: properties.Scenario{Name: "mutates-cache", Build: worldOf(false, withResync, broken.MutatesCache())}, Fails: properties.CacheMutation},
-		Class{Name: "blind-writer", Scenario: properties.Scenario{Name: "blind-writer", Build: worldOf(true, broken.BlindWriter())}, Fails: properties.LostUpdate},
-		Class{Name: "ping-pong", Scenario: properties.Scenario{Name: "ping-pong", Build: worldOf(false, broken.PingPong()...)}, Fails: properties.NoFixedPoint},
+		Class{Name: "mutates-cache", Scenario: properties.Scenario{Name: "mutates-cache", Build: broken.ReplicaSetWorld(false, withResync, broken.MutatesCache())}, Fails: properties.CacheMutation},
+		Class{Name: "blind-writer", Scenario: properties.Scenario{Name: "blind-writer", Build: broken.ReplicaSetWorld(true, broken.BlindWriter())}, Fails: properties.LostUpdate},
+		Class{Name: "ping-pong", Scenario: properties.Scenario{Name: "ping-pong", Build: broken.ReplicaSetWorld(false, broken.PingPong()...)}, Fails: properties.NoFixedPoint},
 		Class{Name: "waits-with-errors", Scenario: properties.Scenario{Name: "waits-with-errors", Build: broken.GateWorld(broken.WaitsWithErrors()), ConvergeWithin: 2 * broken.PollInterval}, Fails: properties.SlowConvergence},
 	)
 }
@@ -85,52 +84,6 @@ func HealableFor(sc properties.Scenario) faults.Mix {
 		mix = slices.DeleteFunc(mix, func(k faults.Kind) bool { return k == faults.KindEdit })
 	}
 	return mix
-}
-
-// quietWorld is one ReplicaSet web with 3 replicas run by ctrl, and no
-// outside actors: every outside change comes from the faults.
-func quietWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		if err := c.AddController(ctrl); err != nil {
-			return nil, err
-		}
-		return c, c.Apply(replicaset.New("default", "web", 3))
-	}
-}
-
-// primaryWorld creates two ReplicaSets one tick apart, old then new.
-func primaryWorld(ctrl model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		if err := c.AddController(ctrl); err != nil {
-			return nil, err
-		}
-		for i, name := range []string{"old", "new"} {
-			rs := replicaset.New("default", name, 0)
-			c.At(model.Time(i+1), "user", "create "+name, func() { _ = c.Outside("user").Create(rs) })
-		}
-		return c, nil
-	}
-}
-
-// worldOf runs the controllers over one ReplicaSet web with 3 replicas,
-// with a user who rescales it when rescale is set.
-func worldOf(rescale bool, ctrls ...model.Controller) func(model.Config) (*model.Cluster, error) {
-	return func(cfg model.Config) (*model.Cluster, error) {
-		c := model.NewCluster(cfg)
-		for _, ctrl := range ctrls {
-			if err := c.AddController(ctrl); err != nil {
-				return nil, err
-			}
-		}
-		if rescale {
-			if err := c.AddActor(actors.Scaler{Kind: replicaset.Kind, Field: "replicas", Min: 0, Max: 5}, 2); err != nil {
-				return nil, err
-			}
-		}
-		return c, c.Apply(replicaset.New("default", "web", 3))
-	}
 }
 
 // atMostOneExtra is "at most replicas+1 pods per ReplicaSet".
