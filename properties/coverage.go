@@ -76,18 +76,8 @@ func (c *Corpus) of(mix faults.Mix) *corpus {
 // corpus is a Corpus under one mix.
 type corpus struct {
 	seen    map[uint64]bool
-	entries []corpusEntry
+	entries []coverageRun
 	fresh   bool
-}
-
-// corpusEntry is a run that reached new coverage: with its schedule and
-// inputs, its choices replay it.
-type corpusEntry struct {
-	sched   faults.Schedule
-	inputs  Transitions
-	choices []int
-	// mutant says the run was a mutant of another entry.
-	mutant bool
 }
 
 // freshShare is the share of runs drawn afresh once the corpus has
@@ -95,12 +85,14 @@ type corpusEntry struct {
 const freshShare = 2
 
 // coverageRun is one run's input: a schedule, inputs, and the prefix of
-// choices it replays before drawing its own.
+// choices it replays before drawing its own. A corpus entry is a run that
+// reached new coverage, with every choice it made: it replays that run.
 type coverageRun struct {
 	sched   faults.Schedule
 	inputs  Transitions
 	choices []int
-	mutant  bool
+	// mutant says the run was a mutant of a corpus entry.
+	mutant bool
 }
 
 // coverageSearch is searchOnce under StrategyCoverage.
@@ -159,7 +151,7 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 		}
 		res.Passed = out
 		if m.add(ch.coverage(out)) && !m.fresh {
-			m.entries = append(m.entries, corpusEntry{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log), mutant: in.mutant})
+			m.entries = append(m.entries, coverageRun{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log), mutant: in.mutant})
 		}
 	}
 	return res, nil
@@ -409,7 +401,7 @@ const (
 // mutate returns a mutant of corpus entry e (other is a second entry to
 // splice with): one to three mutations of its schedule and choices. A
 // schedule that no longer fits the mix's budget is replaced by e's.
-func (p *Prepared) mutate(e, other corpusEntry, rng *rand.Rand) coverageRun {
+func (p *Prepared) mutate(e, other coverageRun, rng *rand.Rand) coverageRun {
 	sched := slices.Clone(e.sched.Sorted())
 	choices := slices.Clone(e.choices)
 	horizon := int64(p.plan.Budget.Horizon)

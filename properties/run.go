@@ -225,9 +225,6 @@ type runner struct {
 	stepWrites int
 	// loop, when set, ends a quiescence that repeats itself (loopStop).
 	loop *loopStop
-	// skippedResyncs counts the resyncs passed over on the way to a far
-	// timer (nextTimer).
-	skippedResyncs int
 	// reference marks a reference run, whose fault phase has nothing to
 	// choose: it passes over idle resyncs too (run).
 	reference bool
@@ -281,7 +278,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 			// Resyncs due more than a resync period after the last write
 			// that would replay nothing new are passed over, as in a
 			// quiet round (quietRounds).
-			r.skippedResyncs += c.SkipIdleResyncs(max(r.settledAt, r.disturbedAt)+r.b.round, r.b.budget.Horizon)
+			c.SkipIdleResyncs(max(r.settledAt, r.disturbedAt)+r.b.round, r.b.budget.Horizon)
 		}
 		r.acts = c.Enabled(r.acts[:0])
 		if len(r.acts) == 0 {
@@ -423,7 +420,7 @@ func (r *runner) quietRounds() *Failure {
 // run checks for prompt convergence replays nothing, but the first
 // round after the hold must find it within its first period.
 func (r *runner) nextTimer(after, end model.Time) *model.Timer {
-	r.skippedResyncs += r.c.SkipIdleResyncs(after, end)
+	r.c.SkipIdleResyncs(after, end)
 	return r.c.NextTimer()
 }
 
