@@ -24,6 +24,7 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 	}
 	steps := 0
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for i := 0; b.Loop(); i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 1))
 		out, err := properties.Execute(sc, randomSchedule(i, plan, mix), prng{r}, properties.RunOptions{DiscardTrace: true})
@@ -32,8 +33,12 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 		}
 		steps += out.Cluster.Steps()
 	}
+	cpu = cpuTime() - cpu
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(steps), "cpu-ns/step")
+	}
 }
 
 // BenchmarkScenarioSteps runs the deployment, statefulset and database
