@@ -102,9 +102,8 @@ func (r *level) Reconcile(req model.Request) (model.Result, error) {
 			ready++
 		}
 	}
-	status := model.Values{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation}
-	if !holds(rs.Status, status) {
-		rs.Status = model.NewFields(status)
+	if !statusHolds(rs.Status, int64(len(active)), ready, rs.Generation) {
+		rs.Status = model.NewFields(model.Values{"replicas": int64(len(active)), "readyReplicas": ready, "observedGeneration": rs.Generation})
 		if err := r.c.UpdateStatus(rs); err != nil {
 			return model.Result{}, errors.Join(manageErr, err)
 		}
@@ -198,17 +197,17 @@ func (r *level) satisfied(req model.Request) bool {
 	return true
 }
 
-// holds reports whether f holds exactly the paths and values of want, as
-// f.Equal(model.NewFields(want)) would, without building the Fields: most
-// reconciles find the status already right.
-func holds(f model.Fields, want model.Values) bool {
-	if f.Len() != len(want) {
-		return false
-	}
-	for p, v := range want {
-		if got, ok := f.Get(p); !ok || got != v {
-			return false
-		}
-	}
-	return true
+// statusHolds reports whether status is exactly the three counts the
+// reconcile writes, as status.Equal(model.NewFields(...)) of them would,
+// without building the Fields or the map: most reconciles find the status
+// already right.
+func statusHolds(status model.Fields, replicas, ready, generation int64) bool {
+	return status.Len() == 3 && holdsInt(status, "replicas", replicas) &&
+		holdsInt(status, "readyReplicas", ready) && holdsInt(status, "observedGeneration", generation)
+}
+
+// holdsInt reports whether f holds the int64 v at path.
+func holdsInt(f model.Fields, path string, v int64) bool {
+	got, ok := f.Get(path)
+	return ok && got == any(v)
 }

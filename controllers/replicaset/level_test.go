@@ -1,6 +1,7 @@
 package replicaset_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/converge-sim/converge/controllers/replicaset"
@@ -56,4 +57,26 @@ func settle(c *model.Cluster) {
 		}
 		c.Do(acts[0])
 	}
+}
+
+// Ready finds the Ready condition at any index of the list, the first
+// where the package's kubelets write it, and past the paths it keeps made.
+func TestReadyFindsTheReadyConditionAtAnyIndex(t *testing.T) {
+	withReady := func(at int, status string) *model.Object {
+		v := model.Values{}
+		for i := 0; i <= at; i++ {
+			n := fmt.Sprint(i)
+			v["conditions["+n+"].type"], v["conditions["+n+"].status"] = fmt.Sprintf("Other%d", i), "True"
+		}
+		n := fmt.Sprint(at)
+		v["conditions["+n+"].type"], v["conditions["+n+"].status"] = "Ready", status
+		return &model.Object{Kind: replicaset.PodKind, Name: "p", Status: model.NewFields(v)}
+	}
+	for _, at := range []int{0, 1, 7, 8, 12} {
+		assert.True(t, replicaset.Ready(withReady(at, "True")), "Ready=True at %d", at)
+		assert.False(t, replicaset.Ready(withReady(at, "False")), "Ready=False at %d", at)
+	}
+	assert.False(t, replicaset.Ready(&model.Object{Kind: replicaset.PodKind, Name: "p"}), "no conditions")
+	gap := model.NewFields(model.Values{"conditions[1].type": "Ready", "conditions[1].status": "True"})
+	assert.True(t, replicaset.Ready(&model.Object{Kind: replicaset.PodKind, Name: "p", Status: gap}), "a list without its first condition is still read at 1")
 }

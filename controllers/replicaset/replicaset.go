@@ -100,19 +100,42 @@ func Ready(p *model.Object) bool {
 	if p.Deleting() {
 		return false
 	}
-	if p.Status.Str("conditions[0].type") == "Ready" { // where this package's kubelets write it
-		return p.Status.Str("conditions[0].status") == "True"
-	}
-	for i := 1; ; i++ {
-		n := strconv.Itoa(i)
-		t, ok := p.Status.Get("conditions[" + n + "].type")
-		if !ok {
+	for i := 0; ; i++ {
+		typ, status := conditionPaths(i)
+		t, ok := p.Status.Get(typ)
+		if !ok && i > 0 {
 			return false
 		}
-		if t == "Ready" {
-			return p.Status.Str("conditions["+n+"].status") == "True"
+		if t == "Ready" { // at index 0 where this package's kubelets write it
+			return p.Status.Str(status) == "True"
 		}
 	}
+}
+
+// conditionPathsKept holds the paths of the first conditions' type and
+// status: Ready runs for every listed pod of every reconcile, and building
+// a path there was a sixth of a simulated step (BENCHMARKS.md, "Fifth
+// round: the step loop").
+var conditionPathsKept = func() [][2]string {
+	paths := make([][2]string, 8)
+	for i := range paths {
+		paths[i] = conditionPathsOf(i)
+	}
+	return paths
+}()
+
+// conditionPaths returns the paths of condition i's type and status.
+func conditionPaths(i int) (typ, status string) {
+	if i < len(conditionPathsKept) {
+		return conditionPathsKept[i][0], conditionPathsKept[i][1]
+	}
+	p := conditionPathsOf(i)
+	return p[0], p[1]
+}
+
+func conditionPathsOf(i int) [2]string {
+	n := strconv.Itoa(i)
+	return [2]string{"conditions[" + n + "].type", "conditions[" + n + "].status"}
 }
 
 // activePods returns the pods controlled by rs that are not being deleted,
