@@ -238,6 +238,38 @@ func TestWatchFromCompactedHistoryExpires(t *testing.T) {
 	assert.Equal(t, 1, w.Pending())
 }
 
+// Compacting the history keeps its array: once it has grown to twice the
+// window, writes append to it and compaction moves the kept window to its
+// start, so the history stops allocating; the events kept are the last
+// ones, in order, and a watch from the oldest kept version still opens.
+func TestHistoryCompactsInPlace(t *testing.T) {
+	const window = 4
+	s, _ := newTestServer(window)
+	p := pod("a")
+	require.NoError(t, s.Create("test", p))
+	for i := range 2 * window {
+		p.Spec.Set("n", int64(i))
+		require.NoError(t, s.Update("test", p))
+	}
+	start := &s.history[:1][0]
+	for i := range 5 * window {
+		p.Spec.Set("m", int64(i))
+		require.NoError(t, s.Update("test", p))
+		assert.Same(t, start, &s.history[:1][0], "write %d moved the history", i)
+	}
+	require.Len(t, s.history, window+(5*window+2*window+1)%window)
+	for i, e := range s.history {
+		assert.Equal(t, s.Revision()-uint64(len(s.history)-1-i), e.RV())
+	}
+	for _, e := range s.history[:cap(s.history)][len(s.history):] {
+		assert.Nil(t, e.Object, "a dropped event is cleared, so its objects can be collected")
+	}
+	_, err := s.Watch("Pod", s.CompactedRV())
+	require.NoError(t, err)
+	_, err = s.Watch("Pod", s.CompactedRV()-1)
+	assert.True(t, IsExpired(err), "got %v", err)
+}
+
 func TestInterceptAmbiguousTimeoutAppliesTheWrite(t *testing.T) {
 	s, _ := newTestServer(10)
 	timeout := &StatusError{Reason: ReasonTimeout, Message: "timed out"}
