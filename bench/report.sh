@@ -12,6 +12,9 @@
 #   workers_speedup            wall time of a fixed fuzzrun campaign (-runs 30 per row, seed 3)
 #                              with -workers 1 over its time with -workers 2, two rounds each;
 #                              needs two idle cores
+#   *_cpu                      the first three figures again from the process's CPU time
+#                              (the benchmarks' cpu-ns/step and cpu-ns/op), which a loaded
+#                              machine moves less than the wall clock
 # Raw benchmark output goes to bench/out/ for benchstat (see BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +40,11 @@ ours=$(metric "$out/peer.txt" '/converge' 'ns/op')
 peer=$(metric "$out/peer.txt" 'plain-tracker' 'ns/op')
 median=$(metric "$out/findshrink.txt" 'BenchmarkFindAndShrinkEdge' 'ms-median')
 crt=$(metric "$out/crt.txt" 'BenchmarkReconcilesPerSecond' 'reconciles/s')
+stepcpu=$(metric "$out/steps.txt" 'BenchmarkSimulatorSteps' 'cpu-ns/step')
+smallcpu=$(metric "$out/stepcost.txt" 'pods=10(-[0-9]+)?$' 'cpu-ns/op')
+largecpu=$(metric "$out/stepcost.txt" 'pods=10000' 'cpu-ns/op')
+ourscpu=$(metric "$out/peer.txt" '/converge' 'cpu-ns/op')
+peercpu=$(metric "$out/peer.txt" 'plain-tracker' 'cpu-ns/op')
 
 # campaign WORKERS prints the wall time of a fixed campaign, in ms.
 go build -o "$out/fuzzrun" ./cmd/fuzzrun
@@ -53,11 +61,12 @@ for _ in 1 2; do
 done
 echo "workers=1 ${one}ms workers=2 ${two}ms" >"$out/workers.txt"
 
-for v in "$steps" "$small" "$large" "$ours" "$peer" "$median" "$crt" "$one" "$two"; do
+for v in "$steps" "$small" "$large" "$ours" "$peer" "$median" "$crt" "$one" "$two" "$stepcpu" "$smallcpu" "$largecpu" "$ourscpu" "$peercpu"; do
 	if [ -z "$v" ]; then echo "report.sh: a benchmark produced no figure; see $out/" >&2; exit 1; fi
 done
 
-awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" -v crt="$crt" -v one="$one" -v two="$two" 'BEGIN {
-	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f, \"crt_reconciles_per_sec\": %.0f, \"workers_speedup\": %.2f}\n",
-		steps, large / small, peer / ours, median, crt, one / two
+awk -v steps="$steps" -v small="$small" -v large="$large" -v ours="$ours" -v peer="$peer" -v median="$median" -v crt="$crt" -v one="$one" -v two="$two" \
+	-v stepcpu="$stepcpu" -v smallcpu="$smallcpu" -v largecpu="$largecpu" -v ourscpu="$ourscpu" -v peercpu="$peercpu" 'BEGIN {
+	printf "{\"steps_per_sec\": %.0f, \"step_cost_ratio_10k_vs_10\": %.2f, \"peer_ratio\": %.1f, \"find_shrink_ms_median\": %.1f, \"crt_reconciles_per_sec\": %.0f, \"workers_speedup\": %.2f, \"steps_per_sec_cpu\": %.0f, \"step_cost_ratio_10k_vs_10_cpu\": %.2f, \"peer_ratio_cpu\": %.1f}\n",
+		steps, large / small, peer / ours, median, crt, one / two, 1e9 / stepcpu, largecpu / smallcpu, peercpu / ourscpu
 }'
