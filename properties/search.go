@@ -161,7 +161,7 @@ type Counterexample struct {
 // diagnosis, and the replay command last.
 func (cx *Counterexample) Report() string {
 	var b strings.Builder
-	if cx.Strategy.Name == StrategyExhaustive {
+	if !cx.Strategy.Seeded() {
 		fmt.Fprintf(&b, "scenario %s, faults %s, %s: ", cx.Scenario, cx.Faults, cx.Strategy)
 	} else {
 		fmt.Fprintf(&b, "scenario %s, faults %s, seed %d: ", cx.Scenario, cx.Faults, cx.Seed)
@@ -172,7 +172,7 @@ func (cx *Counterexample) Report() string {
 		b.WriteString(adversarialNote)
 		switch faithful, _ := cx.Faults.Split(); {
 		case len(faithful) == 0:
-		case cx.Strategy.Name == StrategyExhaustive:
+		case !cx.Strategy.Seeded():
 			// Each depth explores the schedules of faithful faults alone
 			// first (explorer.depth).
 			fmt.Fprintf(&b, "  Exploration tried the faithful faults alone (%s) first: none fails within this depth.\n", faithful)
@@ -318,12 +318,21 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	return again, nil
 }
 
-// searchOnce is one rapid search; searchMu is held. replay renders the
-// replay line of a failing seed.
+// searchOnce is one search under opts.Strategy, which its searcher makes;
+// searchMu is held. replay renders the replay line of a failing seed.
 func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
-	if opts.Strategy.Name == StrategyCoverage {
-		return p.coverageSearch(opts, replay)
+	impl, ok := opts.Strategy.impl()
+	if !ok {
+		return nil, opts.Strategy.Validate()
 	}
+	return impl.search(p, opts.Strategy, opts, replay)
+}
+
+// rapidSearch is one search by rapid's engine, the search of every
+// rapidSearcher (random, PCT): rapid draws each run's schedule, inputs
+// and choices (property), and shrinks the first failure; the faults the
+// shrunk run does not need are then deleted. searchMu is held.
+func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
 	restore, err := setRapidFlags(opts)
 	if err != nil {
 		return nil, err
@@ -385,7 +394,7 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		if diverged || full.Failure == nil || full.Failure.Verdict != minimal.Failure.Verdict {
 			restore()
 			opts.wholeLoops = true
-			return p.searchOnce(opts, replay)
+			return p.rapidSearch(opts, replay)
 		}
 		minimal = full
 	}

@@ -27,6 +27,21 @@ import (
 // shrank it, two more passes search for smaller schedules as rapid's
 // shrinking does (redrawDeletions, targetedShrink).
 
+// coverageStrategy is StrategyCoverage: coverageSearch, outside rapid.
+type coverageStrategy struct{}
+
+func (coverageStrategy) validate(s Strategy) error { return noDepth(s) }
+func (coverageStrategy) describe(Strategy) string  { return StrategyCoverage }
+func (coverageStrategy) replayFlags(Strategy) string {
+	return "-strategy " + StrategyCoverage
+}
+func (coverageStrategy) seeded() bool      { return true }
+func (coverageStrategy) keepsCorpus() bool { return true }
+
+func (coverageStrategy) search(p *Prepared, _ Strategy, opts SearchOptions, replay func(uint64) string) (*SearchResult, error) {
+	return p.coverageSearch(opts, replay)
+}
+
 // Corpus is the memory of the coverage-guided strategy: per fault mix,
 // the coverage seen so far and the runs that first reached some of it.
 // A Corpus is used by one search at a time, as Search serializes
@@ -95,7 +110,7 @@ type coverageRun struct {
 	mutant bool
 }
 
-// coverageSearch is searchOnce under StrategyCoverage.
+// coverageSearch is one search under StrategyCoverage.
 func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
 	checks := opts.Checks
 	if checks == 0 {
