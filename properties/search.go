@@ -398,20 +398,32 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 		}
 		minimal = full
 	}
-	shrunk, _ := p.struckOnly(minimal, choices, opts)
-	fr := failingRun{out: minimal, schedule: shrunk}
-	deletions := 0
-	// A hang is left as it is: each of its runs costs the time limit.
+	fr, choices, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
+	return res, nil
+}
+
+// deleteUnneeded is what every strategy's failing run goes through after
+// the strategy's own shrinking, if any: the faults that never struck go
+// (struckOnly), then every fault the failure does not need
+// (deleteFaults). A hang is left as it is: each of its runs costs the
+// time limit. It returns the run, its choices, the schedule before
+// deletion and the runs deletion made.
+func (p *Prepared) deleteUnneeded(minimal *Outcome, choices []int, opts SearchOptions) (fr failingRun, _ []int, shrunk faults.Schedule, deletions int, err error) {
+	shrunk, _ = p.struckOnly(minimal, choices, opts)
+	fr = failingRun{out: minimal, schedule: shrunk}
 	if minimal.Failure.Verdict != Hang {
 		if fr, deletions, err = p.deleteFaults(fr, choices, opts); err != nil {
-			return nil, err
+			return fr, choices, shrunk, deletions, err
 		}
 	}
 	if fr.decisions != nil {
 		choices = choicesOf(fr.decisions)
 	}
-	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
-	return res, nil
+	return fr, choices, shrunk, deletions, nil
 }
 
 // counterexample is the finding of a search under strategy from seed: the

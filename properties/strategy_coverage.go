@@ -176,21 +176,12 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 // search as searchOnce shrinks what rapid found: the faults that never
 // struck go, then every fault the failure does not need.
 func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed uint64, opts SearchOptions, replay func(seed uint64) string) (*Counterexample, error) {
-	shrunk, _ := p.struckOnly(minimal, choices, opts)
-	fr := failingRun{out: minimal, schedule: shrunk}
-	deletions := 0
-	if minimal.Failure.Verdict != Hang {
-		var err error
-		if fr, deletions, err = p.deleteFaults(fr, choices, opts); err != nil {
-			return nil, err
-		}
-	}
-	if fr.decisions != nil {
-		choices = choicesOf(fr.decisions)
+	fr, choices, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+	if err != nil {
+		return nil, err
 	}
 	if minimal.Failure.Verdict != Hang {
 		var runs int
-		var err error
 		fr, choices, runs, err = p.redrawDeletions(fr, choices, seed, opts)
 		deletions += runs
 		if err != nil {
