@@ -36,7 +36,10 @@ type SearchOptions struct {
 	Seed uint64
 	// Logger receives the steps of every run at debug level.
 	Logger *zap.Logger
-	// Strategy chooses the interleavings; the zero value is random.
+	// Strategy chooses the runs and their interleavings (docs/design.md,
+	// "Strategies"); the zero value is random. The exhaustive strategy
+	// explores to its Depth and Deviations with Explore's defaults and
+	// takes no Checks or Seed: its bounds say which runs it makes.
 	Strategy Strategy
 	// Corpus is the coverage-guided strategy's corpus (StrategyCoverage),
 	// kept across searches: fuzzrun's worker passes one per row, so that

@@ -20,8 +20,9 @@ const (
 	// priority change points, drawn from rapid before the run; every step
 	// then runs the enabled action of highest priority.
 	StrategyPCT = "pct"
-	// StrategyExhaustive is bounded exhaustive exploration (Explore):
-	// every choice vector up to a depth, not a search of rapid's.
+	// StrategyExhaustive is bounded exhaustive exploration (Explore, or
+	// Search to the strategy's bounds): every choice vector up to a
+	// depth, not a search of rapid's.
 	StrategyExhaustive = "exhaustive"
 	// StrategyCoverage is coverage-guided search (strategy_coverage.go,
 	// docs/design.md, "Coverage-guided search"): runs that reach new
