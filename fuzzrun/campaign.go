@@ -282,8 +282,8 @@ func (c *campaign) dispatch() {
 		seeds := c.batch(r)
 		c.jobs++
 		j := &job{ID: c.jobs, Row: c.index(r), Scenario: r.row.Scenario.Name, Faults: r.row.Mix.String(), Seeds: seeds, Budget: c.budget()}
-		if c.opts.strategy.PCT() || c.opts.strategy.Name == properties.StrategyCoverage {
-			j.Strategy, j.Depth = c.opts.strategy.Name, c.opts.strategy.Depth
+		if s := c.opts.strategy; s.Name != "" && s.Name != properties.StrategyRandom {
+			j.Strategy, j.Depth = s.Name, s.Depth
 		}
 		s.job, s.pos, s.lastAt = j, 0, time.Now()
 		if err := s.w.start(j); err != nil {
@@ -485,7 +485,7 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 		r.retry = append(slices.Clone(j.Seeds[s.pos+1:]), r.retry...)
 		f := lost(j, seed, verdict, summary, details)
 		f.ReplaySeed = seedCommand(j.Scenario, r.row.Mix, j.strategy(), seed)
-		if j.strategy().Name == properties.StrategyCoverage {
+		if j.strategy().KeepsCorpus() {
 			// The run mutated the worker's corpus, gone with the worker:
 			// its seed alone does not make it again (docs/design.md,
 			// "Coverage-guided search").

@@ -306,7 +306,7 @@ func (f *Finding) validate() error {
 		return fmt.Errorf("format %s: want %q", echo.Quote(f.Format), FindingFormat)
 	case f.Scenario == "":
 		return errors.New("no scenario")
-	case f.Seed == 0 && f.Strategy != properties.StrategyExhaustive:
+	case f.Seed == 0 && f.strategy().Seeded():
 		return errors.New("seed must be at least 1")
 	case f.Property == "":
 		return errors.New("no property")

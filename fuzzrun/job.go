@@ -89,7 +89,7 @@ func (ps *plans) prepare(sc properties.Scenario, mix faults.Mix) (*properties.Pr
 // corpus returns the row's corpus under the coverage-guided strategy,
 // making it the first time; nil under the others.
 func (ps *plans) corpus(sc properties.Scenario, mix faults.Mix, s properties.Strategy) *properties.Corpus {
-	if s.Name != properties.StrategyCoverage {
+	if !s.KeepsCorpus() {
 		return nil
 	}
 	key := planKey{sc.Name, mix.String()}

@@ -173,7 +173,7 @@ func list(w io.Writer, scenarios []properties.Scenario) {
 		fmt.Fprintf(w, "  %-10s %-11s %s\n  %-10s %-11s why: %s\n", k, class, faults.Describe(k), "", "", faults.Why(k))
 	}
 	fmt.Fprintln(w, "strategies:")
-	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyRandom, "rapid draws every step of the fault phase (the default)")
-	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyPCT, "probabilistic concurrency testing: random priorities per source of actions, d-1 change points (-pct-depth d)")
-	fmt.Fprintf(w, "  %-8s %s\n", properties.StrategyExhaustive, "bounded exhaustive exploration: every choice of the first D decisions, at most K of them off the canonical schedule, with at most F faults and a scenario's inputs among N specs (-depth D, -deviations K, -max-faults F, -inputs N), deepening from 1 within -duration per row, each depth's fault trees explored by -workers goroutines side by side")
+	for _, s := range properties.Strategies() {
+		fmt.Fprintf(w, "  %-8s %s\n", s.Name, s.Help)
+	}
 }

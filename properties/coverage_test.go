@@ -85,3 +85,35 @@ func TestTheCoverageSeedLineNamesTheStrategy(t *testing.T) {
 	assert.Equal(t, "fuzzrun -scenario s -faults restart -strategy coverage -seed 9", properties.ReplayLine("fuzzrun", "s", mix, coverage, 9))
 	assert.Equal(t, "fuzzrun -scenario s -faults restart -seed 9", properties.ReplayLine("fuzzrun", "s", mix, properties.Strategy{}, 9))
 }
+
+// TestTheCorpusKeepsItsBound: a corpus shared by searches keeps at most
+// its bound of runs per mix, evicting as it goes, and what it keeps still
+// replays; the same campaign twice is the same, evictions included. A
+// negative bound is refused.
+func TestTheCorpusKeepsItsBound(t *testing.T) {
+	mix := faults.Mix{faults.KindRestart, faults.KindDuplicate, faults.KindDelay, faults.KindAPIError}
+	p, err := properties.Prepare(scenarios.ReplicaSetLevel(), mix)
+	require.NoError(t, err)
+	campaign := func() *properties.Corpus {
+		c, err := properties.NewBoundedCorpus(4)
+		require.NoError(t, err)
+		for seed := uint64(3); seed < 6; seed++ {
+			_, err = p.Search(properties.SearchOptions{Checks: 30, Seed: seed, Strategy: coverage, Corpus: c, ReplayCommand: func(uint64) string { return "replay" }})
+			require.NoError(t, err)
+		}
+		return c
+	}
+	c := campaign()
+	assert.Equal(t, 4, c.Len(), "full, and no fuller")
+	assert.Positive(t, c.Evicted(), "runs were evicted to keep the bound")
+	entries, _, err := properties.ReplayCorpus(p, c)
+	require.NoError(t, err)
+	assert.Equal(t, 4, entries)
+	again := campaign()
+	assert.Equal(t, c.Evicted(), again.Evicted())
+	assert.Equal(t, c.Features(), again.Features())
+
+	assert.Equal(t, properties.MaxCorpusEntries, 64)
+	_, err = properties.NewBoundedCorpus(-1)
+	assert.EqualError(t, err, "corpus limit -1: must not be negative (0: no limit)")
+}

@@ -28,7 +28,10 @@
 //     interleaved: random, or probabilistic concurrency testing (PCT); or
 //     how runs are chosen at all: coverage-guided search keeps the runs
 //     that reach new coverage in a [Corpus] and mutates them (Search
-//     only; docs/design.md, "Coverage-guided search").
+//     only; docs/design.md, "Coverage-guided search"), and exhaustive
+//     exploration ([Explore], or Search to the strategy's bounds). Each
+//     strategy is a file behind one interface ([Strategies] lists them;
+//     docs/design.md, "Strategies").
 //   - [Replay] re-runs a counterexample's schedule and choices, byte for
 //     byte; [Execute] runs one schedule with any model.Chooser. Both return
 //     an [Outcome], which Outcome.Timeline turns into a page for package

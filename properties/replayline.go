@@ -10,19 +10,15 @@ import (
 // ReplayLine renders the command that re-runs, and re-shrinks, one seed of
 // a search with a fuzzrun-like program (fuzzrun's own, or a
 // Scenario.Program): "program -scenario S -faults M -seed N", with
-// "-strategy pct" for PCT and "-pct-depth d" only when d is not
-// DefaultPCTDepth. It is the one place such a line is rendered, for
+// the strategy's own flags before the seed ("-strategy pct", and
+// "-pct-depth d" only when d is not DefaultPCTDepth). It is the one place such a line is rendered, for
 // Search and for fuzzrun alike.
 func ReplayLine(program, scenario string, mix faults.Mix, s Strategy, seed uint64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -scenario %s -faults %s", program, scenario, mix)
-	if s.Name == StrategyCoverage {
-		b.WriteString(" -strategy " + StrategyCoverage)
-	}
-	if s.PCT() {
-		b.WriteString(" -strategy " + StrategyPCT)
-		if d := s.depth(); d != DefaultPCTDepth {
-			fmt.Fprintf(&b, " -pct-depth %d", d)
+	if impl, ok := s.impl(); ok {
+		if f := impl.replayFlags(s); f != "" {
+			b.WriteString(" " + f)
 		}
 	}
 	fmt.Fprintf(&b, " -seed %d", seed)

@@ -36,7 +36,10 @@ type SearchOptions struct {
 	Seed uint64
 	// Logger receives the steps of every run at debug level.
 	Logger *zap.Logger
-	// Strategy chooses the interleavings; the zero value is random.
+	// Strategy chooses the runs and their interleavings (docs/design.md,
+	// "Strategies"); the zero value is random. The exhaustive strategy
+	// explores to its Depth and Deviations with Explore's defaults and
+	// takes no Checks or Seed: its bounds say which runs it makes.
 	Strategy Strategy
 	// Corpus is the coverage-guided strategy's corpus (StrategyCoverage),
 	// kept across searches: fuzzrun's worker passes one per row, so that
@@ -161,7 +164,7 @@ type Counterexample struct {
 // diagnosis, and the replay command last.
 func (cx *Counterexample) Report() string {
 	var b strings.Builder
-	if cx.Strategy.Name == StrategyExhaustive {
+	if !cx.Strategy.Seeded() {
 		fmt.Fprintf(&b, "scenario %s, faults %s, %s: ", cx.Scenario, cx.Faults, cx.Strategy)
 	} else {
 		fmt.Fprintf(&b, "scenario %s, faults %s, seed %d: ", cx.Scenario, cx.Faults, cx.Seed)
@@ -172,7 +175,7 @@ func (cx *Counterexample) Report() string {
 		b.WriteString(adversarialNote)
 		switch faithful, _ := cx.Faults.Split(); {
 		case len(faithful) == 0:
-		case cx.Strategy.Name == StrategyExhaustive:
+		case !cx.Strategy.Seeded():
 			// Each depth explores the schedules of faithful faults alone
 			// first (explorer.depth).
 			fmt.Fprintf(&b, "  Exploration tried the faithful faults alone (%s) first: none fails within this depth.\n", faithful)
@@ -318,12 +321,21 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	return again, nil
 }
 
-// searchOnce is one rapid search; searchMu is held. replay renders the
-// replay line of a failing seed.
+// searchOnce is one search under opts.Strategy, which its searcher makes;
+// searchMu is held. replay renders the replay line of a failing seed.
 func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
-	if opts.Strategy.Name == StrategyCoverage {
-		return p.coverageSearch(opts, replay)
+	impl, ok := opts.Strategy.impl()
+	if !ok {
+		return nil, opts.Strategy.Validate()
 	}
+	return impl.search(p, opts.Strategy, opts, replay)
+}
+
+// rapidSearch is one search by rapid's engine, the search of every
+// rapidSearcher (random, PCT): rapid draws each run's schedule, inputs
+// and choices (property), and shrinks the first failure; the faults the
+// shrunk run does not need are then deleted. searchMu is held.
+func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
 	restore, err := setRapidFlags(opts)
 	if err != nil {
 		return nil, err
@@ -385,24 +397,36 @@ func (p *Prepared) searchOnce(opts SearchOptions, replay func(seed uint64) strin
 		if diverged || full.Failure == nil || full.Failure.Verdict != minimal.Failure.Verdict {
 			restore()
 			opts.wholeLoops = true
-			return p.searchOnce(opts, replay)
+			return p.rapidSearch(opts, replay)
 		}
 		minimal = full
 	}
-	shrunk, _ := p.struckOnly(minimal, choices, opts)
-	fr := failingRun{out: minimal, schedule: shrunk}
-	deletions := 0
-	// A hang is left as it is: each of its runs costs the time limit.
+	fr, choices, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
+	return res, nil
+}
+
+// deleteUnneeded is what every strategy's failing run goes through after
+// the strategy's own shrinking, if any: the faults that never struck go
+// (struckOnly), then every fault the failure does not need
+// (deleteFaults). A hang is left as it is: each of its runs costs the
+// time limit. It returns the run, its choices, the schedule before
+// deletion and the runs deletion made.
+func (p *Prepared) deleteUnneeded(minimal *Outcome, choices []int, opts SearchOptions) (fr failingRun, _ []int, shrunk faults.Schedule, deletions int, err error) {
+	shrunk, _ = p.struckOnly(minimal, choices, opts)
+	fr = failingRun{out: minimal, schedule: shrunk}
 	if minimal.Failure.Verdict != Hang {
 		if fr, deletions, err = p.deleteFaults(fr, choices, opts); err != nil {
-			return nil, err
+			return fr, choices, shrunk, deletions, err
 		}
 	}
 	if fr.decisions != nil {
 		choices = choicesOf(fr.decisions)
 	}
-	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
-	return res, nil
+	return fr, choices, shrunk, deletions, nil
 }
 
 // counterexample is the finding of a search under strategy from seed: the

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/model"
@@ -19,10 +20,11 @@ const (
 	// priority change points, drawn from rapid before the run; every step
 	// then runs the enabled action of highest priority.
 	StrategyPCT = "pct"
-	// StrategyExhaustive is bounded exhaustive exploration (Explore):
-	// every choice vector up to a depth, not a search of rapid's.
+	// StrategyExhaustive is bounded exhaustive exploration (Explore, or
+	// Search to the strategy's bounds): every choice vector up to a
+	// depth, not a search of rapid's.
 	StrategyExhaustive = "exhaustive"
-	// StrategyCoverage is coverage-guided search (coverage.go,
+	// StrategyCoverage is coverage-guided search (strategy_coverage.go,
 	// docs/design.md, "Coverage-guided search"): runs that reach new
 	// coverage are kept in a corpus, and later runs mutate their fault
 	// schedules and choices, as Go's native fuzzing and AFL do. It is run
@@ -70,27 +72,115 @@ func ParseStrategy(name string, depth int) (Strategy, error) {
 	return s, s.Validate()
 }
 
+// searcher is one search strategy: all that Search, ConvergesWith, a
+// report and a replay line need to know of it (docs/design.md,
+// "Strategies"). Each strategy is a type in a file of its own
+// (strategy_random.go, strategy_pct.go, strategy_coverage.go,
+// strategy_exhaustive.go) with a row in strategies; the oracle (the
+// runner, verdicts, diagnosis, shrinking by deletion, one bug, one
+// finding) knows strategies only through this interface.
+type searcher interface {
+	// validate reports what is wrong with s's parameters; s names this
+	// strategy, and Deviations is already checked.
+	validate(s Strategy) error
+	// describe renders s, as Strategy.String does.
+	describe(s Strategy) string
+	// search is one search of p under s: the first of one bug, one
+	// finding, or its second under the faithful kinds alone, which Search
+	// makes with p under that mix. replay renders the line that replays a
+	// failing seed.
+	search(p *Prepared, s Strategy, opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error)
+	// replayFlags are the flags a fuzzrun-like program needs, past
+	// -scenario and -faults, before -seed, to make a seed's run of s
+	// again (ReplayLine): "" for the default.
+	replayFlags(s Strategy) string
+	// seeded says a seed names each run, so that a report names the
+	// seed; an exhaustive exploration names its bounds instead.
+	seeded() bool
+	// keepsCorpus says the strategy learns from the searches before it
+	// through SearchOptions.Corpus.
+	keepsCorpus() bool
+}
+
+// rapidSearcher is a strategy whose runs rapid draws (rapidSearch): a
+// rapid property (ConvergesWith) can run it, and rapid shrinks what it
+// finds.
+type rapidSearcher interface {
+	searcher
+	// chooser returns how a run of the shape's scenario builds its
+	// chooser under s: a function of the run's *rapid.T and its
+	// recording rapid chooser, which it draws any up-front choices from.
+	chooser(sh *shape, s Strategy) (func(*rapid.T, *rapidChooser) model.Chooser, error)
+}
+
+// strategyRow is a strategy's row of the table: its name, what it is in
+// one line, and its implementation.
+type strategyRow struct {
+	name string
+	help string
+	impl searcher
+}
+
+// strategies is the table of strategies, in the order they are listed.
+// A new strategy is a file with its searcher and a row here.
+var strategies = []strategyRow{
+	{StrategyRandom, "rapid draws every step of the fault phase (the default)", randomStrategy{}},
+	{StrategyPCT, "probabilistic concurrency testing: random priorities per source of actions, d-1 change points (-pct-depth d)", pctStrategy{}},
+	{StrategyExhaustive, "bounded exhaustive exploration: every choice of the first D decisions, at most K of them off the canonical schedule, with at most F faults and a scenario's inputs among N specs (-depth D, -deviations K, -max-faults F, -inputs N), deepening from 1 within -duration per row, each depth's fault trees explored by -workers goroutines side by side", exhaustiveStrategy{}},
+	{StrategyCoverage, "coverage-guided: runs that reach new coverage are kept in a corpus, and later runs mutate their fault schedules and choices", coverageStrategy{}},
+}
+
+// StrategyDoc names a strategy and says what it does, for a command's
+// help.
+type StrategyDoc struct {
+	Name string
+	Help string
+}
+
+// Strategies lists the strategies ParseStrategy knows, the default first.
+func Strategies() []StrategyDoc {
+	out := make([]StrategyDoc, len(strategies))
+	for i, r := range strategies {
+		out[i] = StrategyDoc{Name: r.name, Help: r.help}
+	}
+	return out
+}
+
+// impl returns the strategy's implementation; ok is false for a name
+// the table does not have.
+func (s Strategy) impl() (_ searcher, ok bool) {
+	name := s.Name
+	if name == "" {
+		name = StrategyRandom
+	}
+	for _, r := range strategies {
+		if r.name == name {
+			return r.impl, true
+		}
+	}
+	return nil, false
+}
+
 // Validate reports what is wrong with the strategy.
 func (s Strategy) Validate() error {
 	if s.Deviations != 0 && s.Name != StrategyExhaustive {
 		return fmt.Errorf("strategy %s takes no deviation bound (got %d)", s.Name, s.Deviations)
 	}
-	switch s.Name {
-	case "", StrategyRandom, StrategyCoverage:
-		if s.Depth != 0 {
-			return fmt.Errorf("strategy %s takes no depth (got %d)", s.String(), s.Depth)
+	impl, ok := s.impl()
+	if !ok {
+		names := make([]string, len(strategies))
+		for i, r := range strategies {
+			names[i] = r.name
 		}
-	case StrategyPCT:
-		if s.Depth < 0 || s.Depth > MaxPCTDepth {
-			return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
-		}
-	case StrategyExhaustive:
-		if err := checkExploreDepth("exhaustive depth", s.Depth); err != nil {
-			return err
-		}
-		return checkDeviations("exhaustive deviations", s.Deviations, s.Depth)
-	default:
-		return fmt.Errorf("unknown strategy %s (known: %s, %s, %s, %s)", echo.Quote(s.Name), StrategyRandom, StrategyPCT, StrategyExhaustive, StrategyCoverage)
+		return fmt.Errorf("unknown strategy %s (known: %s)", echo.Quote(s.Name), strings.Join(names, ", "))
+	}
+	return impl.validate(s)
+}
+
+// noDepth is the validate of a strategy that takes no depth.
+func noDepth(s Strategy) error {
+	if s.Depth != 0 {
+		return fmt.Errorf("strategy %s takes no depth (got %d)", s.String(), s.Depth)
 	}
 	return nil
 }
@@ -98,31 +188,31 @@ func (s Strategy) Validate() error {
 // PCT reports whether the strategy is PCT.
 func (s Strategy) PCT() bool { return s.Name == StrategyPCT }
 
-// depth returns PCT's d with the default filled in.
-func (s Strategy) depth() int {
-	if s.Depth == 0 {
-		return DefaultPCTDepth
-	}
-	return s.Depth
+// Seeded reports whether a seed names each of the strategy's runs, so
+// that a seed replays one: true for all but the exhaustive strategy,
+// whose runs its bounds name.
+func (s Strategy) Seeded() bool {
+	impl, ok := s.impl()
+	return !ok || impl.seeded()
+}
+
+// KeepsCorpus reports whether the strategy learns from earlier searches
+// through a Corpus (SearchOptions.Corpus): a command that runs many
+// seeds of one row hands them one, and a run that mutated it is not made
+// again by its seed alone.
+func (s Strategy) KeepsCorpus() bool {
+	impl, ok := s.impl()
+	return ok && impl.keepsCorpus()
 }
 
 // String renders "random", "pct", "pct depth 2", "exhaustive depth 8" or
 // "exhaustive depth 10, ≤3 deviations".
 func (s Strategy) String() string {
-	switch {
-	case s.Name == StrategyExhaustive && s.Deviations > 0:
-		return fmt.Sprintf("%s depth %d, ≤%d deviations", StrategyExhaustive, s.Depth, s.Deviations)
-	case s.Name == StrategyExhaustive:
-		return fmt.Sprintf("%s depth %d", StrategyExhaustive, s.Depth)
-	case s.Name == StrategyCoverage:
-		return StrategyCoverage
-	case !s.PCT():
-		return StrategyRandom
-	case s.Depth == 0 || s.Depth == DefaultPCTDepth:
-		return StrategyPCT
-	default:
-		return fmt.Sprintf("%s depth %d", StrategyPCT, s.Depth)
+	impl, ok := s.impl()
+	if !ok {
+		return s.Name
 	}
+	return impl.describe(s)
 }
 
 // stepChooser is a chooser that picks the fault phase's next step from
@@ -156,20 +246,10 @@ func (sh *shape) chooserFor(s Strategy) (func(*rapid.T, *rapidChooser) model.Cho
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if s.Name == StrategyExhaustive {
-		return nil, fmt.Errorf("strategy %s is run by Explore, not by a search", StrategyExhaustive)
+	impl, _ := s.impl()
+	rs, ok := impl.(rapidSearcher)
+	if !ok {
+		return nil, fmt.Errorf("strategy %s is run by Search, not by a rapid property", s.Name)
 	}
-	if s.Name == StrategyCoverage {
-		return nil, fmt.Errorf("strategy %s is run by Search, not by a rapid property", StrategyCoverage)
-	}
-	if !s.PCT() {
-		return func(_ *rapid.T, ch *rapidChooser) model.Chooser { return ch }, nil
-	}
-	layout, err := sh.pctLayout()
-	if err != nil {
-		return nil, err
-	}
-	return func(t *rapid.T, ch *rapidChooser) model.Chooser {
-		return newPCTChooser(t, ch, layout, s.depth())
-	}, nil
+	return rs.chooser(sh, s)
 }

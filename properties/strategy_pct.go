@@ -9,6 +9,58 @@ import (
 	"pgregory.net/rapid"
 )
 
+// pctStrategy is StrategyPCT: its runs are rapid's (rapidSearch), each
+// with a pctChooser whose priorities and change points rapid draws first.
+type pctStrategy struct{}
+
+func (pctStrategy) validate(s Strategy) error {
+	if s.Depth < 0 || s.Depth > MaxPCTDepth {
+		return fmt.Errorf("PCT depth %d: must be in [1, %d]", s.Depth, MaxPCTDepth)
+	}
+	return nil
+}
+
+func (pctStrategy) describe(s Strategy) string {
+	if s.Depth == 0 || s.Depth == DefaultPCTDepth {
+		return StrategyPCT
+	}
+	return fmt.Sprintf("%s depth %d", StrategyPCT, s.Depth)
+}
+
+// replayFlags are "-strategy pct", and "-pct-depth d" only when d is not
+// DefaultPCTDepth.
+func (pctStrategy) replayFlags(s Strategy) string {
+	if d := s.depth(); d != DefaultPCTDepth {
+		return fmt.Sprintf("-strategy %s -pct-depth %d", StrategyPCT, d)
+	}
+	return "-strategy " + StrategyPCT
+}
+
+func (pctStrategy) seeded() bool      { return true }
+func (pctStrategy) keepsCorpus() bool { return false }
+
+func (pctStrategy) search(p *Prepared, _ Strategy, opts SearchOptions, replay func(uint64) string) (*SearchResult, error) {
+	return p.rapidSearch(opts, replay)
+}
+
+func (pctStrategy) chooser(sh *shape, s Strategy) (func(*rapid.T, *rapidChooser) model.Chooser, error) {
+	layout, err := sh.pctLayout()
+	if err != nil {
+		return nil, err
+	}
+	return func(t *rapid.T, ch *rapidChooser) model.Chooser {
+		return newPCTChooser(t, ch, layout, s.depth())
+	}, nil
+}
+
+// depth returns PCT's d with the default filled in.
+func (s Strategy) depth() int {
+	if s.Depth == 0 {
+		return DefaultPCTDepth
+	}
+	return s.Depth
+}
+
 // pctLayout is a scenario's PCT layout: its sources (PCT's "threads",
 // numbered by model.Sources) and the number of steps the change points
 // are drawn from.

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -27,6 +28,21 @@ import (
 // shrank it, two more passes search for smaller schedules as rapid's
 // shrinking does (redrawDeletions, targetedShrink).
 
+// coverageStrategy is StrategyCoverage: coverageSearch, outside rapid.
+type coverageStrategy struct{}
+
+func (coverageStrategy) validate(s Strategy) error { return noDepth(s) }
+func (coverageStrategy) describe(Strategy) string  { return StrategyCoverage }
+func (coverageStrategy) replayFlags(Strategy) string {
+	return "-strategy " + StrategyCoverage
+}
+func (coverageStrategy) seeded() bool      { return true }
+func (coverageStrategy) keepsCorpus() bool { return true }
+
+func (coverageStrategy) search(p *Prepared, _ Strategy, opts SearchOptions, replay func(uint64) string) (*SearchResult, error) {
+	return p.coverageSearch(opts, replay)
+}
+
 // Corpus is the memory of the coverage-guided strategy: per fault mix,
 // the coverage seen so far and the runs that first reached some of it.
 // A Corpus is used by one search at a time, as Search serializes
@@ -40,10 +56,40 @@ type Corpus struct {
 	// fresh draws every run afresh and keeps nothing: the search without
 	// feedback, for tests.
 	fresh bool
+	// limit is the most entries each mix keeps (MaxCorpusEntries).
+	limit int
 }
 
-// NewCorpus returns an empty corpus.
-func NewCorpus() *Corpus { return &Corpus{mixes: map[string]*corpus{}} }
+// MaxCorpusEntries is the most runs a Corpus keeps under one mix
+// (docs/design.md, "Coverage-guided search": the corpus's bound). Past
+// it, each run kept evicts one: the oldest whose every feature another
+// entry also reached, or, when each has a feature of its own, the oldest.
+// The features seen stay seen, so an evicted run's coverage is not new
+// again.
+const MaxCorpusEntries = 64
+
+// NewCorpus returns an empty corpus, bounded by MaxCorpusEntries per mix.
+func NewCorpus() *Corpus { return &Corpus{mixes: map[string]*corpus{}, limit: MaxCorpusEntries} }
+
+// NewBoundedCorpus returns an empty corpus that keeps at most limit runs
+// per mix, evicting as NewCorpus's does; zero keeps every run that
+// reached new coverage, as corpora did before the bound.
+func NewBoundedCorpus(limit int) (*Corpus, error) {
+	if limit < 0 {
+		return nil, fmt.Errorf("corpus limit %d: must not be negative (0: no limit)", limit)
+	}
+	return &Corpus{mixes: map[string]*corpus{}, limit: limit}, nil
+}
+
+// Evicted returns the number of runs evicted to keep the bound, over
+// every mix.
+func (c *Corpus) Evicted() int {
+	n := 0
+	for _, m := range c.mixes {
+		n += m.evicted
+	}
+	return n
+}
 
 // Len returns the number of runs kept, over every mix.
 func (c *Corpus) Len() int {
@@ -67,7 +113,7 @@ func (c *Corpus) of(mix faults.Mix) *corpus {
 	key := mix.String()
 	m := c.mixes[key]
 	if m == nil {
-		m = &corpus{seen: map[uint64]bool{}, fresh: c.fresh}
+		m = &corpus{seen: map[uint64]bool{}, fresh: c.fresh, limit: c.limit, holders: map[uint64]int{}}
 		c.mixes[key] = m
 	}
 	return m
@@ -78,6 +124,12 @@ type corpus struct {
 	seen    map[uint64]bool
 	entries []coverageRun
 	fresh   bool
+	// limit bounds len(entries); zero for none.
+	limit int
+	// holders counts, for each feature, the entries that reached it.
+	holders map[uint64]int
+	// evicted counts the entries evicted to keep the bound.
+	evicted int
 }
 
 // freshShare is the share of runs drawn afresh once the corpus has
@@ -93,9 +145,11 @@ type coverageRun struct {
 	choices []int
 	// mutant says the run was a mutant of a corpus entry.
 	mutant bool
+	// features is the coverage an entry reached, for eviction.
+	features []uint64
 }
 
-// coverageSearch is searchOnce under StrategyCoverage.
+// coverageSearch is one search under StrategyCoverage.
 func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) string) (*SearchResult, error) {
 	checks := opts.Checks
 	if checks == 0 {
@@ -150,8 +204,8 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 			res.ConvergeTimes = append(res.ConvergeTimes, out.ConvergeTime)
 		}
 		res.Passed = out
-		if m.add(ch.coverage(out)) && !m.fresh {
-			m.entries = append(m.entries, coverageRun{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log), mutant: in.mutant})
+		if features := ch.coverage(out); m.add(features) && !m.fresh {
+			m.keep(coverageRun{sched: out.Schedule, inputs: out.Inputs, choices: slices.Clip(ch.log), mutant: in.mutant, features: features})
 		}
 	}
 	return res, nil
@@ -161,21 +215,12 @@ func (p *Prepared) coverageSearch(opts SearchOptions, replay func(seed uint64) s
 // search as searchOnce shrinks what rapid found: the faults that never
 // struck go, then every fault the failure does not need.
 func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed uint64, opts SearchOptions, replay func(seed uint64) string) (*Counterexample, error) {
-	shrunk, _ := p.struckOnly(minimal, choices, opts)
-	fr := failingRun{out: minimal, schedule: shrunk}
-	deletions := 0
-	if minimal.Failure.Verdict != Hang {
-		var err error
-		if fr, deletions, err = p.deleteFaults(fr, choices, opts); err != nil {
-			return nil, err
-		}
-	}
-	if fr.decisions != nil {
-		choices = choicesOf(fr.decisions)
+	fr, choices, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+	if err != nil {
+		return nil, err
 	}
 	if minimal.Failure.Verdict != Hang {
 		var runs int
-		var err error
 		fr, choices, runs, err = p.redrawDeletions(fr, choices, seed, opts)
 		deletions += runs
 		if err != nil {
@@ -337,6 +382,35 @@ func (m *corpus) add(features []uint64) bool {
 		}
 	}
 	return grew
+}
+
+// keep adds entry e to the corpus and, past the bound, evicts one entry:
+// the oldest whose every feature another entry holds too (it adds no
+// coverage the corpus would lose), else the oldest. e itself reached a
+// feature no entry had, so it is never the one evicted unless the bound
+// is one entry.
+func (m *corpus) keep(e coverageRun) {
+	m.entries = append(m.entries, e)
+	for _, f := range e.features {
+		m.holders[f]++
+	}
+	if m.limit == 0 || len(m.entries) <= m.limit {
+		return
+	}
+	victim := 0
+	for i, old := range m.entries {
+		if !slices.ContainsFunc(old.features, func(f uint64) bool { return m.holders[f] < 2 }) {
+			victim = i
+			break
+		}
+	}
+	for _, f := range m.entries[victim].features {
+		if m.holders[f]--; m.holders[f] == 0 {
+			delete(m.holders, f)
+		}
+	}
+	m.entries = slices.Delete(m.entries, victim, victim+1)
+	m.evicted++
 }
 
 // nextRun draws the next run's input: afresh while the corpus is empty and
