@@ -20,10 +20,15 @@ type loopStop struct {
 	// every loopCheckEvery steps; taken counts its steps.
 	settled map[uint64]loopMark
 	taken   int
+	// rounds holds, by state without the clock, the marks of the
+	// current quietRounds' round ends (round 0: where it began), and
+	// roundSteps the cluster's steps at each (roundRepeats).
+	rounds     map[uint64]loopMark
+	roundSteps []int
 }
 
-// loopMark is a point of a run: its checkpoint, choices drawn
-// and changes of hands so far.
+// loopMark is a point of a run: its checkpoint (a settle's step, or a
+// quiet round), choices drawn and changes of hands so far.
 type loopMark struct {
 	at, draws, changes int
 }
@@ -88,4 +93,44 @@ type countingChooser struct {
 func (c countingChooser) Choose(n int, label string) int {
 	*c.n++
 	return c.inner.Choose(n, label)
+}
+
+// beginRounds starts the marks of a call of quietRounds, and takes the
+// state it begins in as round 0's end.
+func (r *runner) beginRounds() {
+	r.loop.rounds = map[uint64]loopMark{}
+	r.loop.roundSteps = r.loop.roundSteps[:0]
+	r.roundRepeats(0)
+}
+
+// roundRepeats says, at the end of a quiet round that wrote (round), that
+// the quiet rounds have come back to a state they were in at the end of
+// an earlier round, the clock aside, with no choice drawn and no field
+// changing hands since, and that the rounds still to come up to the hot
+// loop's bound fit within the step bound: every one of them would write
+// as its counterpart a period earlier did, and the run would end as a
+// hot loop at that bound (docs/design.md, "A hot loop that repeats
+// stops").
+func (r *runner) roundRepeats(round int) bool {
+	l := r.loop
+	steps := r.c.Steps()
+	l.roundSteps = append(l.roundSteps, steps)
+	m := loopMark{at: round, draws: l.draws, changes: r.fights.changes}
+	state := r.c.LoopFingerprintWithoutClock()*mixLoop ^ uint64(r.last)
+	prev, ok := l.rounds[state]
+	if !ok || prev.draws != m.draws || prev.changes != m.changes {
+		l.rounds[state] = m
+		return false
+	}
+	// Rounds prev.at+1 .. round repeat, in that order, until the bound.
+	period, end := round-prev.at, steps
+	for next := round + 1; next <= r.b.settleRounds; next++ {
+		k := prev.at + (next-round-1)%period + 1
+		end += l.roundSteps[k] - l.roundSteps[k-1]
+	}
+	if end >= r.b.maxSteps+r.backlog {
+		return false // the step bound would end the run first
+	}
+	l.cut = true
+	return true
 }

@@ -45,17 +45,43 @@ func flipper(busy bool) model.Controller {
 	}
 }
 
+// deadlineWorld is the loopWorld whose flipper, not busy, stops
+// flipping at time deadline: it reads the clock, so a cut of its hot
+// loop before the deadline is wrong.
+func deadlineWorld(deadline model.Time) *loopWorld {
+	return &loopWorld{flipper: func() model.Controller {
+		f := flipper(false)
+		newRec := f.NewReconciler
+		f.NewReconciler = func(c model.Client) model.Reconciler {
+			rec := newRec(c)
+			return model.StatelessFunc(func(req model.Request) (model.Result, error) {
+				if c.Now() >= deadline {
+					return model.Result{}, nil
+				}
+				return rec.Reconcile(req)
+			})
+		}
+		return f
+	}}
+}
+
 // loopWorld is a ReplicaSet kept by the level-triggered controller, and
 // the flipper with its Flag; built counts the clusters built and steps their steps.
 type loopWorld struct {
 	busy  bool
 	built []*model.Cluster
+	// flipper, when set, makes the flipper instead of flipper(busy).
+	flipper func() model.Controller
 }
 
 func (w *loopWorld) scenario() Scenario {
 	return Scenario{Name: "flipper", Build: func(cfg model.Config) (*model.Cluster, error) {
 		c := model.NewCluster(cfg)
-		for _, ctl := range []model.Controller{replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true}), flipper(w.busy)} {
+		flip := flipper(w.busy)
+		if w.flipper != nil {
+			flip = w.flipper()
+		}
+		for _, ctl := range []model.Controller{replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true}), flip} {
 			if err := c.AddController(ctl); err != nil {
 				return nil, err
 			}
@@ -79,14 +105,15 @@ func (w *loopWorld) steps() int {
 // TestALoopThatRepeatsEndsTheRun: with RunOptions.stopLoops, a run whose
 // quiescence repeats itself, busy for ever, ends there with the verdict
 // the whole run reaches at its step bound (no-fixed-point), in fewer
-// steps. A hot loop is not cut: its quiet rounds end at other times, so
-// no round's end repeats an earlier one (the clock is part of the state).
+// steps; a run whose quiet rounds come back to a state they were in, the
+// clock aside, ends there as the hot loop the whole run reaches at its
+// last quiet round.
 func TestALoopThatRepeatsEndsTheRun(t *testing.T) {
 	for _, tc := range []struct {
 		busy bool
 		want Verdict
 		cut  bool
-	}{{true, NoFixedPoint, true}, {false, HotLoop, false}} {
+	}{{true, NoFixedPoint, true}, {false, HotLoop, true}} {
 		w := &loopWorld{busy: tc.busy}
 		whole, _, err := Replay(w.scenario(), nil, nil, RunOptions{})
 		require.NoError(t, err)
@@ -110,11 +137,12 @@ func TestALoopThatRepeatsEndsTheRun(t *testing.T) {
 }
 
 // TestAShrinkOfALoopStopsItsRunsEarly: a search whose runs never settle
-// gives the same counterexample, report and trace with loops cut and
-// without (its minimal run is made again in full), and its search and
-// shrink make fewer steps with them cut.
+// (busy, no-fixed-point) or write in every quiet round (a hot loop) gives
+// the same counterexample, report and trace with loops cut and without
+// (its minimal run is made again in full), and its search and shrink make
+// fewer steps with them cut.
 func TestAShrinkOfALoopStopsItsRunsEarly(t *testing.T) {
-	for _, busy := range []bool{true} {
+	for _, busy := range []bool{true, false} {
 		var reports []string
 		var traces []string
 		var steps []int
@@ -170,6 +198,31 @@ func TestAWrongCutIsMadeAgainWhole(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, res.Counterexample)
 	assert.Equal(t, 3, res.Runs)
+}
+
+// TestAWrongHotLoopCutIsMadeAgainWhole: a flipper that reads the clock
+// and stops flipping at t=120 makes the cut of its hot loop at t=100
+// wrong (its quiet rounds came back to a state they were in, the clock
+// aside): the whole run converges. The search with cuts gives the whole
+// search's result, nothing found, since the minimal failing run, made
+// again in full, passes and the search is made again without cuts.
+func TestAWrongHotLoopCutIsMadeAgainWhole(t *testing.T) {
+	w := deadlineWorld(120)
+	cut, _, err := Replay(w.scenario(), nil, nil, RunOptions{stopLoops: true})
+	require.NoError(t, err)
+	require.NotNil(t, cut.Failure, "the cut is wrong")
+	assert.Equal(t, HotLoop, cut.Failure.Verdict)
+	assert.True(t, cut.loopCut)
+	whole, _, err := Replay(w.scenario(), nil, nil, RunOptions{})
+	require.NoError(t, err)
+	require.Nil(t, whole.Failure, "%v", whole.Failure)
+
+	for _, wholeLoops := range []bool{false, true} {
+		res, err := Search(w.scenario(), nil, SearchOptions{Checks: 3, Seed: 1, wholeLoops: wholeLoops, ReplayCommand: func(uint64) string { return "replay" }})
+		require.NoError(t, err)
+		assert.Nil(t, res.Counterexample, "whole loops %v", wholeLoops)
+		assert.Equal(t, 3, res.Runs, "whole loops %v", wholeLoops)
+	}
 }
 
 // BenchmarkLoopingSearch is the search of TestAShrinkOfALoopStopsItsRunsEarly
