@@ -72,6 +72,8 @@ type loopWorld struct {
 	built []*model.Cluster
 	// flipper, when set, makes the flipper instead of flipper(busy).
 	flipper func() model.Controller
+	// replicas is the ReplicaSet's, 2 when zero.
+	replicas int64
 }
 
 func (w *loopWorld) scenario() Scenario {
@@ -90,7 +92,7 @@ func (w *loopWorld) scenario() Scenario {
 		if err := c.Apply(&model.Object{Kind: "Flag", Namespace: "default", Name: "web"}); err != nil {
 			return nil, err
 		}
-		return c, c.Apply(replicaset.New("default", "web", 2))
+		return c, c.Apply(replicaset.New("default", "web", max(w.replicas, 2)))
 	}}
 }
 
@@ -238,6 +240,31 @@ func BenchmarkLoopingSearch(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
 				w := &loopWorld{busy: true}
+				res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindDelay}, SearchOptions{Checks: 20, Seed: 1, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
+				if err != nil || res.Counterexample == nil {
+					b.Fatal(err, res)
+				}
+				b.ReportMetric(float64(w.steps()), "steps/op")
+				b.ReportMetric(float64(len(w.built)), "runs/op")
+			}
+		})
+	}
+}
+
+// BenchmarkHotLoopingSearch is BenchmarkLoopingSearch with the flipper
+// writing once a quiet round (a hot loop) beside a ReplicaSet of 20
+// pods, whose resyncs make each quiet round cost, its runs cut or whole.
+//
+//	go test ./properties -run '^$' -bench BenchmarkHotLoopingSearch -benchtime 10x
+func BenchmarkHotLoopingSearch(b *testing.B) {
+	for _, whole := range []bool{true, false} {
+		name := "cut"
+		if whole {
+			name = "whole"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				w := &loopWorld{replicas: 20}
 				res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindDelay}, SearchOptions{Checks: 20, Seed: 1, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
 				if err != nil || res.Counterexample == nil {
 					b.Fatal(err, res)
