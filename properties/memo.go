@@ -130,11 +130,18 @@ func (m *runMemo) record(key string, ch *rapidChooser, failed *failedRun) {
 // short). A run is a function of its draws, so the later one would have
 // asked for the same choice at the same point.
 func (m *runMemo) recordOverrun(key string, ch *rapidChooser, next draw) {
+	if !memoOverruns {
+		return
+	}
 	node := m.path(key, ch.draws)
 	if node != nil && !node.end() && node.next == nil {
 		node.n, node.label = next.n, next.label
 	}
 }
+
+// memoOverruns turns recordOverrun on; a test turns it off to count what
+// it saves.
+var memoOverruns = true
 
 // path returns the node the draws lead to under key, made as needed; nil
 // when the memo is full or the draws leave a recorded run's choice among
