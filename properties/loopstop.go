@@ -21,8 +21,8 @@ type loopStop struct {
 	settled map[uint64]loopMark
 	taken   int
 	// rounds holds, by state without the clock, the marks of the
-	// current quietRounds' round ends (round 0: where it began), and
-	// roundSteps the cluster's steps at each (roundRepeats).
+	// current quietRounds' round ends, and roundSteps the cluster's steps
+	// at each (index 0: where it began; roundRepeats).
 	rounds     map[uint64]loopMark
 	roundSteps []int
 }
@@ -95,12 +95,12 @@ func (c countingChooser) Choose(n int, label string) int {
 	return c.inner.Choose(n, label)
 }
 
-// beginRounds starts the marks of a call of quietRounds, and takes the
-// state it begins in as round 0's end.
+// beginRounds starts the marks of a call of quietRounds. The state it
+// begins in takes no mark: a run that settles, whose first round writes
+// nothing, then takes no fingerprint at all.
 func (r *runner) beginRounds() {
-	r.loop.rounds = map[uint64]loopMark{}
-	r.loop.roundSteps = r.loop.roundSteps[:0]
-	r.roundRepeats(0)
+	r.loop.rounds = nil
+	r.loop.roundSteps = append(r.loop.roundSteps[:0], r.c.Steps())
 }
 
 // roundRepeats says, at the end of a quiet round that wrote (round), that
@@ -117,6 +117,9 @@ func (r *runner) roundRepeats(round int) bool {
 	l.roundSteps = append(l.roundSteps, steps)
 	m := loopMark{at: round, draws: l.draws, changes: r.fights.changes}
 	state := r.c.LoopFingerprintWithoutClock()*mixLoop ^ uint64(r.last)
+	if l.rounds == nil {
+		l.rounds = map[uint64]loopMark{}
+	}
 	prev, ok := l.rounds[state]
 	if !ok || prev.draws != m.draws || prev.changes != m.changes {
 		l.rounds[state] = m

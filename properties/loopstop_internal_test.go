@@ -144,24 +144,29 @@ func TestALoopThatRepeatsEndsTheRun(t *testing.T) {
 // (its minimal run is made again in full), and its search and shrink make
 // fewer steps with them cut.
 func TestAShrinkOfALoopStopsItsRunsEarly(t *testing.T) {
-	for _, busy := range []bool{true, false} {
+	for _, tc := range []struct {
+		busy bool
+		seed uint64
+		want Verdict
+	}{{true, 3, NoFixedPoint}, {false, 1, HotLoop}} {
 		var reports []string
 		var traces []string
 		var steps []int
 		for _, whole := range []bool{true, false} {
-			w := &loopWorld{busy: busy}
-			res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart}, SearchOptions{Checks: 5, Seed: 3, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
+			w := &loopWorld{busy: tc.busy}
+			res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart}, SearchOptions{Checks: 5, Seed: tc.seed, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
 			require.NoError(t, err)
 			cx := res.Counterexample
 			require.NotNil(t, cx)
+			assert.Equal(t, tc.want, cx.Failure.Verdict)
 			reports = append(reports, cx.Report())
 			traces = append(traces, cx.Trace.Hash())
 			steps = append(steps, w.steps())
 		}
-		assert.Equal(t, reports[0], reports[1], "busy %v", busy)
-		assert.Equal(t, traces[0], traces[1], "busy %v", busy)
-		assert.Less(t, steps[1], steps[0], "busy %v", busy)
-		t.Logf("busy %v: the search and its shrink made %d steps whole, %d with loops cut", busy, steps[0], steps[1])
+		assert.Equal(t, reports[0], reports[1], "%s", tc.want)
+		assert.Equal(t, traces[0], traces[1], "%s", tc.want)
+		assert.Less(t, steps[1], steps[0], "%s", tc.want)
+		t.Logf("%s, seed %d: the search and its shrink made %d steps whole, %d with loops cut", tc.want, tc.seed, steps[0], steps[1])
 	}
 }
 
@@ -203,13 +208,13 @@ func TestAWrongCutIsMadeAgainWhole(t *testing.T) {
 }
 
 // TestAWrongHotLoopCutIsMadeAgainWhole: a flipper that reads the clock
-// and stops flipping at t=120 makes the cut of its hot loop at t=100
+// and stops flipping at t=140 makes the cut of its hot loop at t=120
 // wrong (its quiet rounds came back to a state they were in, the clock
 // aside): the whole run converges. The search with cuts gives the whole
 // search's result, nothing found, since the minimal failing run, made
 // again in full, passes and the search is made again without cuts.
 func TestAWrongHotLoopCutIsMadeAgainWhole(t *testing.T) {
-	w := deadlineWorld(120)
+	w := deadlineWorld(140)
 	cut, _, err := Replay(w.scenario(), nil, nil, RunOptions{stopLoops: true})
 	require.NoError(t, err)
 	require.NotNil(t, cut.Failure, "the cut is wrong")
