@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,10 +75,12 @@ type loopWorld struct {
 	flipper func() model.Controller
 	// replicas is the ReplicaSet's, 2 when zero.
 	replicas int64
+	// rounds is the scenario's SettleRounds.
+	rounds int
 }
 
 func (w *loopWorld) scenario() Scenario {
-	return Scenario{Name: "flipper", Build: func(cfg model.Config) (*model.Cluster, error) {
+	return Scenario{Name: "flipper", SettleRounds: w.rounds, Build: func(cfg model.Config) (*model.Cluster, error) {
 		c := model.NewCluster(cfg)
 		flip := flipper(w.busy)
 		if w.flipper != nil {
@@ -258,26 +261,30 @@ func BenchmarkLoopingSearch(b *testing.B) {
 
 // BenchmarkHotLoopingSearch is BenchmarkLoopingSearch with the flipper
 // writing once a quiet round (a hot loop) beside a ReplicaSet of 20
-// pods, whose resyncs make each quiet round cost, its runs cut or whole.
+// pods, whose resyncs make each quiet round cost, its runs cut or whole,
+// with the default 5 quiet rounds before a hot loop and with 20
+// (Scenario.SettleRounds).
 //
 //	go test ./properties -run '^$' -bench BenchmarkHotLoopingSearch -benchtime 10x
 func BenchmarkHotLoopingSearch(b *testing.B) {
-	for _, whole := range []bool{true, false} {
-		name := "cut"
-		if whole {
-			name = "whole"
-		}
-		b.Run(name, func(b *testing.B) {
-			for range b.N {
-				w := &loopWorld{replicas: 20}
-				res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindDelay}, SearchOptions{Checks: 20, Seed: 1, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
-				if err != nil || res.Counterexample == nil {
-					b.Fatal(err, res)
-				}
-				b.ReportMetric(float64(w.steps()), "steps/op")
-				b.ReportMetric(float64(len(w.built)), "runs/op")
+	for _, rounds := range []int{5, 20} {
+		for _, whole := range []bool{true, false} {
+			name := "cut"
+			if whole {
+				name = "whole"
 			}
-		})
+			b.Run(fmt.Sprintf("rounds%d/%s", rounds, name), func(b *testing.B) {
+				for range b.N {
+					w := &loopWorld{replicas: 20, rounds: rounds}
+					res, err := Search(w.scenario(), faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindDelay}, SearchOptions{Checks: 20, Seed: 1, wholeLoops: whole, ReplayCommand: func(uint64) string { return "replay" }})
+					if err != nil || res.Counterexample == nil {
+						b.Fatal(err, res)
+					}
+					b.ReportMetric(float64(w.steps()), "steps/op")
+					b.ReportMetric(float64(len(w.built)), "runs/op")
+				}
+			})
+		}
 	}
 }
 
