@@ -11,6 +11,11 @@ import "github.com/converge-sim/converge/model"
 // with the fair scheduler's position. A loop counts only if nothing was
 // drawn in it (a drawn choice may differ the next time round) and no field
 // changed hands in it (the fight detector counts those up to a fight).
+//
+// It ends, too, quiet rounds that each write and come back to a state an
+// earlier round ended in, the clock aside (roundRepeats): a hot loop,
+// the verdict the last quiet round would give (docs/design.md, "A hot
+// loop that repeats stops").
 type loopStop struct {
 	// draws counts the choices the run drew (countingChooser).
 	draws int
