@@ -47,7 +47,7 @@ func (c *Cluster) Fingerprint() uint64 {
 // as LoopFingerprint does.
 func (c *Cluster) fingerprint(f *fp) uint64 {
 	s := c.server
-	f.int(int64(c.clock.Now()))
+	f.clock(c.clock.Now())
 	f.bool(c.actorsStopped)
 	f.bool(c.resyncHeld)
 	f.bool(c.panic != nil)

@@ -124,7 +124,19 @@ func (p *Prepared) property(cfg propConfig) func(*rapid.T) {
 			if hung {
 				opts.Timeout = afterHang(opts.timeout(sc))
 			}
+			finished := false
+			if ch.keep {
+				defer func() {
+					// rapid ended the run at a draw: the proposal ran
+					// short of input (recordOverrun). A panic of any
+					// other kind goes on as it is: nothing recovers it.
+					if !finished && ch.drawing {
+						made.recordOverrun(key, ch, ch.asked)
+					}
+				}()
+			}
 			out, err := p.execute(sched, chooser, opts)
+			finished = true
 			if err != nil {
 				failScenario(t, err.Error())
 			}
@@ -234,6 +246,10 @@ type rapidChooser struct {
 	ahead, taken int
 	// nondeterministic says how the run left the draws made ahead of it.
 	nondeterministic string
+	// drawing says a draw from rapid, of asked, is under way: if the run
+	// ends with it still set, rapid ended it there (its input ran out).
+	drawing bool
+	asked   draw
 }
 
 func (ch *rapidChooser) Choose(n int, label string) int {
@@ -248,7 +264,9 @@ func (ch *rapidChooser) Choose(n int, label string) int {
 			v = min(v, n-1) // in range, for the run to end and be reported
 		}
 	} else {
+		ch.drawing, ch.asked = true, draw{n: n, label: label}
 		v = drawChoice(ch.t, n, label)
+		ch.drawing = false
 		if ch.keep {
 			ch.draws = append(ch.draws, draw{n: n, value: v, label: label})
 		}

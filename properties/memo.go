@@ -97,6 +97,9 @@ func prefixKey(inputs Transitions, sched faults.Schedule, ch model.Chooser) (str
 func (m *runMemo) walk(key string, ch *rapidChooser) *drawNode {
 	node := m.roots[key]
 	for node != nil && !node.end() {
+		if node.n == 0 {
+			return nil // no run went on from here: its next draw is not known
+		}
 		node = node.child(ch.drawAhead(node.n, node.label))
 	}
 	return node
@@ -108,11 +111,48 @@ func (m *runMemo) record(key string, ch *rapidChooser, failed *failedRun) {
 	if failed != nil && m.failures >= maxFailedRuns {
 		return
 	}
+	node := m.path(key, ch.draws)
+	switch {
+	case node == nil:
+	case failed != nil:
+		node.failed = failed
+		m.failures++
+	default:
+		node.passed = true
+	}
+}
+
+// recordOverrun adds the draws of a run under key that rapid ended at its
+// next draw, among n (label), when the proposal's input ran out: a later
+// proposal that follows them draws that choice in the walk, before any
+// cluster is built, and ends there if its input is as short
+// (docs/design.md, "Shrinking without re-running": proposals that run
+// short). A run is a function of its draws, so the later one would have
+// asked for the same choice at the same point.
+func (m *runMemo) recordOverrun(key string, ch *rapidChooser, next draw) {
+	if !memoOverruns {
+		return
+	}
+	node := m.path(key, ch.draws)
+	if node != nil && !node.end() && node.next == nil {
+		node.n, node.label = next.n, next.label
+	}
+}
+
+// memoOverruns turns recordOverrun on; a test turns it off to count what
+// it saves.
+var memoOverruns = true
+
+// path returns the node the draws lead to under key, made as needed; nil
+// when the memo is full or the draws leave a recorded run's choice among
+// another number of values (a nondeterministic run, which the property
+// reports).
+func (m *runMemo) path(key string, draws []draw) *drawNode {
 	if m.roots == nil {
 		m.roots = map[string]*drawNode{}
 	}
 	if m.nodes >= maxDrawNodes {
-		return
+		return nil
 	}
 	node := m.roots[key]
 	if node == nil {
@@ -120,12 +160,12 @@ func (m *runMemo) record(key string, ch *rapidChooser, failed *failedRun) {
 		m.roots[key] = node
 		m.nodes++
 	}
-	for _, d := range ch.draws {
+	for _, d := range draws {
 		switch {
 		case node.next == nil:
 			node.n, node.label = d.n, d.label
 		case node.n != d.n:
-			return // a nondeterministic run; the property reports it
+			return nil
 		}
 		next := node.child(d.value)
 		if next == nil {
@@ -135,12 +175,7 @@ func (m *runMemo) record(key string, ch *rapidChooser, failed *failedRun) {
 		}
 		node = next
 	}
-	if failed != nil {
-		node.failed = failed
-		m.failures++
-		return
-	}
-	node.passed = true
+	return node
 }
 
 // draw is one choice a run drew from rapid: its value among n.

@@ -381,6 +381,9 @@ func (r *runner) quiesce() *Failure {
 func (r *runner) quietRounds() *Failure {
 	c := r.c
 	var mark uint64
+	if r.loop != nil {
+		r.beginRounds()
+	}
 	for round := 1; ; round++ {
 		writes := c.Writes()
 		mark = c.Server().RejectionMark()
@@ -408,8 +411,9 @@ func (r *runner) quietRounds() *Failure {
 		if c.Writes() == writes {
 			return r.stuckOnRejected(mark)
 		}
-		if round >= r.b.settleRounds {
-			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", round, r.b.round))
+		if round >= r.b.settleRounds || r.loop != nil && r.roundRepeats(round) {
+			// A cut gives the summary the bound would (loopStop).
+			return r.hotLoop(fmt.Sprintf("the cluster settles, yet it still writes after %d quiet rounds of %d ticks", r.b.settleRounds, r.b.round))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package cronjob_test
 
 import (
+	"crypto/sha256"
 	"testing"
 
 	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
@@ -12,8 +13,9 @@ import (
 
 // TestMeasureALoopingShrink searches the PeriodicJob with its clock left
 // running (Options.KeepClock: a Job every period after the faults, for
-// ever) under delays, and logs the clusters its search and shrink built
-// and the steps they made (BENCHMARKS.md, "A loop that repeats stops").
+// ever) under delays, and logs the clusters its search and shrink built,
+// the steps they made, and hashes of the counterexample's report and
+// trace (BENCHMARKS.md, "A loop that repeats stops").
 //
 //	go test -c -o cron.test ./examples/cronjob
 //	cd examples/cronjob && /usr/bin/time ../../cron.test -test.run TestMeasureALoopingShrink -test.v -converge.measure
@@ -36,5 +38,6 @@ func TestMeasureALoopingShrink(t *testing.T) {
 	for _, c := range built {
 		steps += c.Steps()
 	}
-	t.Logf("MEASURE %s, %d faults, %d steps, choices %v: %d clusters built, %d steps in all", res.Counterexample.Failure.Verdict, len(res.Counterexample.Schedule), res.Counterexample.Steps, res.Counterexample.Choices, len(built), steps)
+	cx := res.Counterexample
+	t.Logf("MEASURE %s, %d faults, %d steps, choices %v: %d clusters built, %d steps in all; report %x, trace %s", cx.Failure.Verdict, len(cx.Schedule), cx.Steps, cx.Choices, len(built), steps, sha256.Sum256([]byte(cx.Report())), cx.Trace.Hash())
 }
