@@ -103,6 +103,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
 	r.watch()
 	if in != nil {
+		r.inputs = in
 		r.draws = draws{}
 		in.watchAcceptance(c, sc.Inputs.Refused, r.controllers)
 	}
@@ -228,6 +229,21 @@ type runner struct {
 	// reference marks a reference run, whose fault phase has nothing to
 	// choose: it passes over idle resyncs too (run).
 	reference bool
+	// inputs is the state-transition actor of a run given transitions;
+	// nil when the scenario has no inputs.
+	inputs *inputActor
+}
+
+// inputsLeft reports whether the run's state-transition actor still has
+// transitions of its own to apply: a run given transitions applies every
+// one of them before its fault phase ends (docs/design.md, "A benchmark
+// of bug classes": a transition drawn and never applied is a run spent
+// on a shorter history than the one drawn). An exploration's actor
+// chooses its specs as it moves, and its moves are the exploration's to
+// bound.
+func (r *runner) inputsLeft() bool {
+	in := r.inputs
+	return in != nil && in.sample == nil && len(in.done) < len(in.specs)
 }
 
 // countWrite is the intercept that counts the controllers' write calls
@@ -270,7 +286,7 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 	quiet := false
 	c.At(r.b.budget.Horizon, "cluster", "end of fault phase", func() { quiet = true })
 
-	for !quiet && r.faultSteps < r.b.faultSteps {
+	for (!quiet || r.inputsLeft()) && r.faultSteps < r.b.faultSteps {
 		if r.reference {
 			// A reference run's fault phase has no fault, actor or
 			// choice: only the cluster's own work and timers until the
