@@ -1,8 +1,8 @@
 package model
 
 import (
-	"fmt"
 	"hash/fnv"
+	"io"
 	"maps"
 	"slices"
 )
@@ -102,13 +102,20 @@ func (c *Cluster) ResyncTrackFingerprint() uint64 {
 	h := fnv.New64a()
 	for _, ctl := range c.ctrls {
 		t := &ctl.track
-		fmt.Fprintf(h, "%s|", ctl.spec.Name)
+		if len(t.swallowed) == 0 && len(t.causes) == 0 {
+			continue
+		}
+		_, _ = io.WriteString(h, ctl.spec.Name)
 		for _, k := range slices.Sorted(maps.Keys(t.swallowed)) {
-			fmt.Fprintf(h, "s%s;", k)
+			_, _ = io.WriteString(h, "\x00s")
+			_, _ = io.WriteString(h, k)
 		}
 		for _, k := range slices.Sorted(maps.Keys(t.causes)) {
-			fmt.Fprintf(h, "c%s=%d;", k, t.causes[k])
+			_, _ = io.WriteString(h, "\x00c")
+			_, _ = io.WriteString(h, k)
+			_, _ = h.Write([]byte{byte(t.causes[k])})
 		}
+		_, _ = io.WriteString(h, "\x01")
 	}
 	return h.Sum64()
 }
