@@ -65,10 +65,10 @@ func (r *runner) resyncDependent(unmet []model.GoalUnmet) *Failure {
 // the check with resync held begins, and the run looked prompt (docs/design.md,
 // "Prompt convergence": a resync in the fault phase).
 func (r *runner) noteRepair(a model.Action) {
-	if a.Kind != model.ActReconcile || r.repaired != nil || !r.checksPromptness() {
+	if a.Kind != model.ActReconcile || r.repaired != nil {
 		return
 	}
-	if ctl, key, swallowed, ok := r.c.RepairedByResync(); ok {
+	if ctl, key, swallowed, ok := r.c.RepairedByResync(); ok && r.checksPromptness() {
 		r.repaired = &resyncRepaired{controller: ctl, key: key, step: r.c.Steps(), swallowed: swallowed, at: r.c.Now()}
 	}
 }
