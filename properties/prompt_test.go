@@ -123,3 +123,18 @@ func TestConvergeTimeIsMeasured(t *testing.T) {
 	assert.LessOrEqual(t, longest["waits-with-requeue-after"], model.Time(broken.PollInterval))
 	assert.Greater(t, longest["waits-with-errors"], model.Time(convergeWithin))
 }
+
+// TestExplorationFindsAResyncOfTheFaultPhaseThatRetriesASwallowedWrite:
+// bounded exploration judges the same way, at depth 1 (one Conflict
+// armed at t=0 for the controller's first writes).
+func TestExplorationFindsAResyncOfTheFaultPhaseThatRetriesASwallowedWrite(t *testing.T) {
+	sc := properties.Scenario{Name: "ignores-conflicts", Build: broken.QuietWorld(broken.IgnoresConflicts())}
+	p, err := properties.Prepare(sc, faults.Mix{faults.KindAPIError})
+	require.NoError(t, err)
+	res, err := p.Explore(properties.ExploreOptions{Depth: 1})
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample, "explored %d states", res.States)
+	assert.Equal(t, properties.ResyncDependent, res.Counterexample.Failure.Verdict)
+	require.Len(t, res.Counterexample.Failure.Details, 1)
+	assert.Contains(t, res.Counterexample.Failure.Details[0], "in the fault phase, only a resync brought ignores-conflicts back to default/web")
+}
