@@ -150,6 +150,7 @@ func (cl *client) call(verb Verb, ref Ref, write func(caller string) error) erro
 	}
 	if err != nil {
 		ctl.c.noteFailed(Call{Verb: verb, Object: ref}, err)
+		ctl.track.writeFailed(err)
 	} else {
 		ctl.wrote()
 	}

@@ -121,6 +121,11 @@ type injection struct {
 type reconciled struct {
 	controller, key string
 	step, writes    int
+	// byResync says a resync alone brought the controller back to key
+	// after a reconcile of it, at step swallowedAt, that swallowed a
+	// failed write (RepairedByResync).
+	byResync    bool
+	swallowedAt int
 }
 
 // NewCluster returns an empty cluster.

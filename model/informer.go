@@ -381,7 +381,9 @@ func (inf *Informer) replayNext() *Object {
 		k := inf.replay[0]
 		inf.replay = inf.replay[1:]
 		if o := inf.cache.objs[k]; o != nil {
+			inf.ctrl.track.replaying = true
 			inf.ctrl.notifyUpdate(inf, o, o)
+			inf.ctrl.track.replaying = false
 			return o
 		}
 	}

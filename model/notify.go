@@ -36,6 +36,7 @@ func (ctl *controller) notify(n Notification) bool {
 	ctl.c.guard(ctl.spec.Name, func() {
 		for _, r := range ctl.spec.Notify(n) {
 			ctl.queue.Add(r.Key())
+			ctl.track.added(r.Key())
 			ctl.mappedTo(n.Object, r.Key())
 			keys++
 		}

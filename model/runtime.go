@@ -39,6 +39,9 @@ type controller struct {
 
 	// lastReconcile is when each key was last reconciled, for diagnosis.
 	lastReconcile map[string]Time
+	// track is why keys were enqueued and how their reconciles ended
+	// (RepairedByResync).
+	track resyncTrack
 }
 
 func newController(c *Cluster, spec Controller) *controller {
@@ -65,6 +68,7 @@ func (ctl *controller) start() {
 	ctl.up = true
 	ctl.restart = nil
 	ctl.queue = NewQueue(&ctl.c.clock, ctl.spec.Name, ctl.spec.Backoff)
+	ctl.track.reset()
 	ctl.c.guard(ctl.spec.Name, func() {
 		if ctl.spec.NewReconciler != nil {
 			ctl.rec = ctl.spec.NewReconciler(ctl.client)
@@ -230,12 +234,14 @@ func (ctl *controller) reconcile(key string) {
 	ctl.c.cur.Target, ctl.c.cur.Kind = Ref{Kind: ctl.spec.For, Namespace: ns, Name: name}, ActReconcile
 	writes := ctl.c.writes
 	ctl.wait = waitState{reconciling: true}
+	swallowedAt, byResync := ctl.track.begin(key)
+	failed := ctl.track.failed
 	defer func() {
 		own := ctl.c.writes - writes - ctl.wait.waited
 		// A time travel that struck during a wait waits for the crash at
 		// the end of the step.
 		ctl.wait = waitState{travel: ctl.wait.travel}
-		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: own}
+		ctl.c.reconciled = reconciled{controller: ctl.spec.Name, key: key, step: ctl.c.step, writes: own, byResync: byResync, swallowedAt: swallowedAt}
 	}()
 	ctl.lastReconcile[key] = ctl.c.clock.Now()
 	var res Result
@@ -250,15 +256,21 @@ func (ctl *controller) reconcile(key string) {
 	case err != nil:
 		ctl.c.noteError(err)
 		ctl.queue.AddRateLimited(key)
+		ctl.track.added(key)
 	case res.RequeueAfter > 0:
 		ctl.c.note(Note{Kind: NoteRequeueAfter, N: int64(res.RequeueAfter)})
 		ctl.queue.Forget(key)
 		ctl.queue.AddAfter(key, res.RequeueAfter)
+		ctl.track.added(key)
 	case res.Requeue:
 		ctl.c.note(Note{Kind: NoteRequeue})
 		ctl.queue.AddRateLimited(key)
+		ctl.track.added(key)
 	default:
 		ctl.queue.Forget(key)
+		if ctl.track.failed > failed {
+			ctl.track.swallowed[key] = ctl.c.step
+		}
 	}
 	ctl.queue.Done(key)
 }
@@ -307,6 +319,7 @@ func (ctl *controller) enqueue(typ EventType, inf *Informer, objs ...*Object) {
 	keys := 0
 	add := func(k string) {
 		ctl.queue.Add(k)
+		ctl.track.added(k)
 		keys++
 	}
 	ctl.c.guard(ctl.spec.Name, func() {

@@ -214,3 +214,19 @@ func (c *Cluster) Reconcile(controller, key string) error {
 	c.end()
 	return nil
 }
+
+// ActorAction returns the action that makes the named actor move, when it
+// has moves left and actors have not stopped: a harness that must let an
+// actor finish (the state-transition actor's transitions) takes it
+// without a choice.
+func (c *Cluster) ActorAction(name string) (Action, bool) {
+	if c.actorsStopped {
+		return Action{}, false
+	}
+	for i, a := range c.actors {
+		if a.actor.Name() == name && a.moves > 0 {
+			return Action{Kind: ActActor, Index: i}, true
+		}
+	}
+	return Action{}, false
+}

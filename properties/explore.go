@@ -1189,13 +1189,19 @@ func (x *exploreChooser) after(r *runner, a model.Action) {
 // its monitors (Invariant.Fingerprint); with the number of faults in the
 // schedule.
 func (r *runner) stateKey(faults int) uint64 {
-	var buf [12 * 8]byte
+	var buf [14 * 8]byte
 	b := buf[:0]
 	for _, v := range []uint64{r.c.Fingerprint(), uint64(r.c.Steps()), uint64(r.faultSteps), uint64(r.last), uint64(faults)} {
 		b = binary.LittleEndian.AppendUint64(b, v)
 	}
 	if r.checksPromptness() {
+		// What decides a resync-dependent verdict of a reconcile still to
+		// come, or already seen (runner.noteRepair).
 		b = append(b, 1)
+		if r.repaired != nil {
+			b = append(b, 2)
+		}
+		b = binary.LittleEndian.AppendUint64(b, r.c.ResyncTrackFingerprint())
 	}
 	if r.sc.ConvergeWithin > 0 {
 		b = binary.LittleEndian.AppendUint64(b, uint64(r.disturbedAt))

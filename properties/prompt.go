@@ -56,6 +56,39 @@ func (r *runner) resyncDependent(unmet []model.GoalUnmet) *Failure {
 	return f
 }
 
+// noteRepair keeps the first reconcile of the fault phase that only a
+// resync brought about and that wrote, after the key's reconcile before it
+// swallowed a failed write (model.Cluster.RepairedByResync), in a run that
+// checks promptness: the resync made the retry the controller swallowed.
+// The fault phase lasts two resync periods by default, so a swallowed
+// Conflict there is mostly retried by a resync before the heal, where
+// the check with resync held begins, and the run looked prompt (docs/design.md,
+// "Prompt convergence": a resync in the fault phase).
+func (r *runner) noteRepair(a model.Action) {
+	if a.Kind != model.ActReconcile || r.repaired != nil {
+		return
+	}
+	if ctl, key, swallowed, ok := r.c.RepairedByResync(); ok && r.checksPromptness() {
+		r.repaired = &resyncRepaired{controller: ctl, key: key, step: r.c.Steps(), swallowed: swallowed, at: r.c.Now()}
+	}
+}
+
+// repairedByResync is the resync-dependent failure of a run whose goals
+// held at the heal only because a resync of the fault phase retried what
+// a reconcile swallowed (noteRepair).
+func (r *runner) repairedByResync() *Failure {
+	p := r.repaired
+	f := r.failure("converges without resync", ResyncDependent, "after faithful faults only, a write that failed was retried only when a resync replayed the cache")
+	f.Details = []string{fmt.Sprintf("in the fault phase, only a resync brought %s back to %s (t=%d, step %d), and it wrote what the reconcile before it (step %d) had failed to write and swallowed", p.controller, p.key, p.at, p.step, p.swallowed)}
+	ns, name := model.SplitKey(p.key)
+	ref := model.Ref{Namespace: ns, Name: name}
+	if spec, ok := r.c.Spec(p.controller); ok {
+		ref.Kind = spec.For
+	}
+	f.Diagnosis = diagnoseResync(r.c, r.sched, p.swallowed+1, []model.GoalUnmet{{Controller: p.controller, Unmet: model.Unmet{Object: ref}}})
+	return f
+}
+
 func (r *runner) slowConvergence(took model.Time) *Failure {
 	f := r.failure("converges within", SlowConvergence, fmt.Sprintf("the cluster took %d ticks to converge after it healed or last changed from outside, more than ConvergeWithin (%d)", took, r.sc.ConvergeWithin))
 	f.Details = []string{

@@ -103,6 +103,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 	r := &runner{sc: sc, c: c, ch: ch, b: *b, fights: newFightDetector(), gate: g, controllers: c.Controllers(), sources: c.Sources()}
 	r.watch()
 	if in != nil {
+		r.inputs = in
 		r.draws = draws{}
 		in.watchAcceptance(c, sc.Inputs.Refused, r.controllers)
 	}
@@ -228,6 +229,54 @@ type runner struct {
 	// reference marks a reference run, whose fault phase has nothing to
 	// choose: it passes over idle resyncs too (run).
 	reference bool
+	// inputs is the state-transition actor of a run given transitions;
+	// nil when the scenario has no inputs.
+	inputs *inputActor
+	// repaired is the first reconcile of the fault phase that a resync
+	// alone brought about and that wrote, after the key's reconcile before
+	// it swallowed a failed write (model.Cluster.RepairedByResync), in a
+	// run that checks promptness; nil when none was.
+	repaired *resyncRepaired
+}
+
+// resyncRepaired is a reconcile of the fault phase that only a resync
+// brought about (runner.repaired).
+type resyncRepaired struct {
+	controller, key string
+	// step is the repairing reconcile's step; swallowed, the step of the
+	// reconcile before it that swallowed a failed write.
+	step, swallowed int
+	at              model.Time
+}
+
+// applyLeftInputs applies the transitions the fault phase left when its
+// time ran out (ended), each once the cluster has settled, at the time
+// the phase ended: a run given transitions applies every one of them
+// before quiescence. Until the end of the phase the search's choices
+// decide when the actor moves, and a choice that fires the end-of-phase
+// timer first cut the rest off: a third of the runs of cache-stale-tier
+// given one transition applied none, and the drawn history was never
+// tried (docs/design.md, "A benchmark of bug classes"). An exploration's
+// actor chooses its specs as it moves, and its moves are the
+// exploration's to bound; a fault phase cut by the step bound stays cut.
+func (r *runner) applyLeftInputs(ended bool) *Failure {
+	in := r.inputs
+	if !ended || in == nil || in.sample != nil {
+		return nil
+	}
+	for len(in.done) < len(in.specs) && r.faultSteps < r.b.faultSteps {
+		if f := r.settle(r.b.faultSteps - r.faultSteps); f != nil {
+			return f
+		}
+		a, ok := r.c.ActorAction(InputsActor)
+		if !ok || r.faultSteps >= r.b.faultSteps {
+			return nil
+		}
+		if f := r.step(a); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // countWrite is the intercept that counts the controllers' write calls
@@ -308,6 +357,10 @@ func (r *runner) run(sched faults.Schedule) *Failure {
 		}
 	}
 
+	if f := r.applyLeftInputs(quiet); f != nil {
+		return f
+	}
+
 	// Quiescence: outside actors stop, faults that have not struck are
 	// cancelled, everything healable heals.
 	for _, t := range pending {
@@ -367,6 +420,9 @@ func (r *runner) quiesce() *Failure {
 	}
 	if len(withoutResync) > 0 {
 		return r.resyncDependent(withoutResync)
+	}
+	if r.repaired != nil {
+		return r.repairedByResync()
 	}
 	if within := r.sc.ConvergeWithin; within > 0 {
 		if took := r.convergeTime(); took > within {
@@ -483,6 +539,7 @@ func (r *runner) step(a model.Action) *Failure {
 	r.c.Do(a)
 	if r.quietFrom == 0 {
 		r.faultSteps++
+		r.noteRepair(a)
 	}
 	if f := r.fights.found; f != nil {
 		return r.fought(f)

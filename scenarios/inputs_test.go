@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
@@ -89,4 +90,34 @@ func TestARunWithInputsIsDeterministic(t *testing.T) {
 	assert.Equal(t, a.Counterexample.Choices, b.Counterexample.Choices)
 	assert.Equal(t, a.Counterexample.Trace.Hash(), b.Counterexample.Trace.Hash())
 	assert.True(t, strings.HasPrefix(a.Counterexample.Replay, "go run ./cmd/fuzzrun -scenario cache-stale-tier"), a.Counterexample.Replay)
+}
+
+// timerFirst picks the last enabled action, the next timer, at every
+// choice: in the Cache world, whose only timer in the fault phase is its
+// end, the first choice ends the phase before the state-transition actor
+// has moved.
+type timerFirst struct{}
+
+func (timerFirst) Choose(n int, _ string) int { return n - 1 }
+
+// TestEveryGivenTransitionIsApplied: a fault phase that ends before the
+// state-transition actor has moved still applies every transition the run
+// was given, each once the cluster settled, at the time the phase ended;
+// before, the run judged the history it was given without it (a third of
+// the cache-stale-tier runs given one transition applied none), and the
+// tier put and removed here was never tried.
+func TestEveryGivenTransitionIsApplied(t *testing.T) {
+	sc := scenarios.CacheKeepsRemovedTier()
+	ts := properties.Transitions{
+		model.NewFields(model.Values{"replicas": int64(2), "image": "v1", "tier": "gold"}),
+		model.NewFields(model.Values{"replicas": int64(2), "image": "v1"}),
+	}
+	out, err := properties.Execute(sc, nil, timerFirst{}, properties.RunOptions{Inputs: ts})
+	require.NoError(t, err)
+	require.Len(t, out.Transitions, 2, "every transition given is applied")
+	for _, tr := range out.Transitions {
+		assert.Equal(t, model.Time(60), tr.At, "at the end of the fault phase")
+	}
+	require.NotNil(t, out.Failure, "the tier put and removed stays in the members")
+	assert.Equal(t, properties.HistoryDependent, out.Failure.Verdict)
 }

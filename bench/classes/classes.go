@@ -28,8 +28,9 @@ func All() []Class {
 // DeletesByName are catalog rows). A controller exposed by a fault runs
 // under every healable fault its world supports (the whole mix a user
 // would declare: Healable, without edit where the world has no edit
-// targets), not only the kind its doc comment names; one that breaks a
-// property with no fault runs with none, as its property's test declares.
+// targets), not only the kind its doc comment names, which is its
+// targeted mix (Class.Targeted); one that breaks a property with no fault
+// runs with none, as its property's test declares.
 func Broken() []Class {
 	reference := func(name string, ctrl model.Controller) properties.Scenario {
 		return properties.Scenario{Name: name, Build: broken.QuietWorld(ctrl)}
@@ -41,13 +42,13 @@ func Broken() []Class {
 	withResync := replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true})
 
 	cs := []Class{
-		{Name: "swallows-errors", Scenario: reference("swallows-errors", broken.SwallowsErrors()), Fails: properties.GoalUnmet},
-		{Name: "max-retries", Scenario: reference("max-retries", broken.MaxRetries()), Fails: properties.GoalUnmet},
-		{Name: "short-expectations", Scenario: stale, Fails: properties.InvariantBroken},
-		{Name: "unmapped-pods", Scenario: unmapped, Fails: properties.GoalUnmet},
-		{Name: "record-keeper", Scenario: reference("record-keeper", broken.RecordKeeper()), Fails: properties.GoalUnmet},
-		{Name: "first-seen-primary", Scenario: properties.Scenario{Name: "first-seen-primary", Build: broken.PrimaryWorld(broken.FirstSeenPrimary())}, Fails: properties.GoalUnmet},
-		{Name: "ignores-conflicts", Scenario: reference("ignores-conflicts", broken.IgnoresConflicts()), Fails: properties.ResyncDependent},
+		{Name: "swallows-errors", Scenario: reference("swallows-errors", broken.SwallowsErrors()), Fails: properties.GoalUnmet, Targeted: only(faults.KindAPIError)},
+		{Name: "max-retries", Scenario: reference("max-retries", broken.MaxRetries()), Fails: properties.GoalUnmet, Targeted: only(faults.KindPartition)},
+		{Name: "short-expectations", Scenario: stale, Fails: properties.InvariantBroken, Targeted: only(faults.KindStale)},
+		{Name: "unmapped-pods", Scenario: unmapped, Fails: properties.GoalUnmet, Targeted: only(faults.KindEdit)},
+		{Name: "record-keeper", Scenario: reference("record-keeper", broken.RecordKeeper()), Fails: properties.GoalUnmet, Targeted: only(faults.KindRestart)},
+		{Name: "first-seen-primary", Scenario: properties.Scenario{Name: "first-seen-primary", Build: broken.PrimaryWorld(broken.FirstSeenPrimary())}, Fails: properties.GoalUnmet, Targeted: only(faults.KindDelay)},
+		{Name: "ignores-conflicts", Scenario: reference("ignores-conflicts", broken.IgnoresConflicts()), Fails: properties.ResyncDependent, Targeted: only(faults.KindAPIError)},
 	}
 	for i := range cs {
 		cs[i].Faults = HealableFor(cs[i].Scenario)
@@ -59,6 +60,9 @@ func Broken() []Class {
 		Class{Name: "waits-with-errors", Scenario: properties.Scenario{Name: "waits-with-errors", Build: broken.GateWorld(broken.WaitsWithErrors()), ConvergeWithin: 2 * broken.PollInterval}, Fails: properties.SlowConvergence},
 	)
 }
+
+// only is the targeted mix of one kind.
+func only(k faults.Kind) faults.Mix { return faults.Mix{k} }
 
 // Catalog returns a class per catalog row that must fail: the scenario
 // under the mix the row declares, named scenario/mix.

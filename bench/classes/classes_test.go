@@ -19,9 +19,11 @@ var (
 	only       = flag.String("converge.only", "", "TestClassTable measures only the classes whose names contain this")
 )
 
-// TestClassTable measures every class over 20 seeds and prints the
-// markdown table of BENCHMARKS.md; it fails when a class found its bug
-// from fewer seeds than its floor. It runs only with -converge.classes:
+// TestClassTable measures every class over 20 seeds, under its whole mix
+// and its targeted mix (classes.MeasureTargeted), and prints the markdown
+// table of BENCHMARKS.md; it fails when a class found its bug from fewer
+// seeds than its floor (floors only: the ratio to the targeted mix is a
+// figure, not an assertion). It runs only with -converge.classes:
 // go test ./bench/classes -run TestClassTable -v -converge.classes -timeout 0
 //
 // -converge.strategy coverage measures the coverage-guided strategy
@@ -39,9 +41,12 @@ func TestClassTable(t *testing.T) {
 			continue
 		}
 		start := time.Now()
-		r, err := classes.MeasureWith(t, c, classes.Seeds(classes.TableSeeds), s)
+		r, err := classes.MeasureTargeted(t, c, classes.Seeds(classes.TableSeeds), s)
 		require.NoError(t, err)
 		t.Logf("%s: found %d/%d, runs %v, shrunk %v, %v", c.Name, r.Found(), r.Seeds, r.Runs, r.Shrunk, time.Since(start).Round(time.Millisecond))
+		if r.Targeted != nil {
+			t.Logf("%s under %s: found %d/%d, runs %v, ratio %s", c.Name, c.Targeted, r.Targeted.Found(), r.Targeted.Seeds, r.Targeted.Runs, r.Ratio())
+		}
 		results = append(results, r)
 		if s.String() == properties.StrategyRandom {
 			assert.GreaterOrEqual(t, r.Found(), c.Floor, "%s fell below its floor", c.Name)

@@ -40,6 +40,12 @@ type Class struct {
 	// Faults is the whole mix the class is declared against; empty for a
 	// bug found with no fault.
 	Faults faults.Mix
+	// Targeted is the mix that points at the bug: the fault kind the
+	// broken controller's doc comment names, or the kind its example's
+	// tests use. Empty when Faults is already targeted (a catalog row's
+	// declared mix, a bug found with no fault): the ratio of the two is
+	// then 1 (docs/design.md, "A benchmark of bug classes").
+	Targeted faults.Mix
 	// Fails is the verdict that counts as finding the bug.
 	Fails properties.Verdict
 	// Bubble runs every run in a testing/synctest bubble
@@ -58,9 +64,11 @@ type Class struct {
 
 // Result is what Measure found for one class over its seeds.
 type Result struct {
-	// Class and Faults are the class's name and mix.
-	Class  string
-	Faults faults.Mix
+	// Class and Faults are the class's name and mix; TargetedFaults is
+	// its targeted mix (Class.Targeted).
+	Class          string
+	Faults         faults.Mix
+	TargetedFaults faults.Mix
 	// Seeds is the number of seeds searched.
 	Seeds int
 	// Runs holds, per seed in order, the runs up to and including the one
@@ -76,6 +84,11 @@ type Result struct {
 	// Adversarial counts the seeds whose counterexample needs an
 	// adversarial fault.
 	Adversarial int
+	// Targeted is the same search under the class's targeted mix
+	// (Class.Targeted), over the same seeds; nil when the class's mix is
+	// already targeted or it was not measured (Measure measures only the
+	// whole mix, MeasureTargeted both).
+	Targeted *Result
 
 	_ struct{}
 }
@@ -136,7 +149,7 @@ func MeasureWith(t *testing.T, c Class, seeds []uint64, s properties.Strategy) (
 	if err != nil {
 		return Result{}, fmt.Errorf("class %s: %w", c.Name, err)
 	}
-	res := Result{Class: c.Name, Faults: c.Faults, Seeds: len(seeds)}
+	res := Result{Class: c.Name, Faults: c.Faults, TargetedFaults: c.Targeted, Seeds: len(seeds)}
 	for _, seed := range seeds {
 		opts := properties.SearchOptions{Checks: Budget, Seed: seed, Test: t, Strategy: s}
 		if c.Bubble {
@@ -161,6 +174,49 @@ func MeasureWith(t *testing.T, c Class, seeds []uint64, s properties.Strategy) (
 	return res, nil
 }
 
+// MeasureTargeted is MeasureWith, and the same search over the same
+// seeds under the class's targeted mix (Class.Targeted) when it declares
+// one, kept in Result.Targeted: the table's ratio of the median runs to
+// the first failure under the whole mix to the targeted mix's.
+func MeasureTargeted(t *testing.T, c Class, seeds []uint64, s properties.Strategy) (Result, error) {
+	res, err := MeasureWith(t, c, seeds, s)
+	if err != nil || len(c.Targeted) == 0 {
+		return res, err
+	}
+	targeted := c
+	targeted.Faults, targeted.Targeted = c.Targeted, nil
+	tr, err := MeasureWith(t, targeted, seeds, s)
+	if err != nil {
+		return Result{}, fmt.Errorf("targeted: %w", err)
+	}
+	res.Targeted = &tr
+	return res, nil
+}
+
+// Ratio renders the median runs to the first failure under the whole mix
+// over the targeted mix's (the target: at most 3): "1" when the
+// class's mix is already targeted, "> x" when the whole mix's median is
+// among the seeds that found nothing within Budget runs (x = Budget over
+// the targeted median), "–" when the targeted median is, or the targeted
+// mix was not measured for a class that declares one.
+func (r Result) Ratio() string {
+	if r.Targeted == nil {
+		if len(r.TargetedFaults) == 0 {
+			return "1"
+		}
+		return "–"
+	}
+	targeted, ok := r.Targeted.Percentile(50)
+	if !ok {
+		return "–"
+	}
+	whole, ok := r.Percentile(50)
+	if !ok {
+		return fmt.Sprintf("> %.1f", float64(Budget)/float64(targeted))
+	}
+	return fmt.Sprintf("%.1f", float64(whole)/float64(targeted))
+}
+
 // foundAt returns the runs up to the reported counterexample and its
 // shrunk schedule's length, or zero when the search found none with the
 // verdict.
@@ -174,14 +230,23 @@ func foundAt(sr *properties.SearchResult, verdict properties.Verdict) (runs, shr
 	return sr.Runs - cx.FaithfulRuns, len(cx.Schedule)
 }
 
-// Table renders the results as a markdown table, one row per class.
+// Table renders the results as a markdown table, one row per class, with
+// the targeted mix's figures when MeasureTargeted measured them and the
+// ratio of the medians (Result.Ratio).
 func Table(results []Result) string {
 	var b strings.Builder
-	b.WriteString("| class | faults | found within 100 runs | runs to first failure (median / p90) | faults in the shrunk schedule (median / max) | adversarial | other verdict |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| class | faults | found within 100 runs | runs to first failure (median / p90) | faults in the shrunk schedule (median / max) | adversarial | other verdict | targeted mix | targeted: found / median | whole ÷ targeted median |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s / %s | %s | %d | %d |\n",
-			r.Class, r.Faults, r.Found(), r.Seeds, r.percentile(50), r.percentile(90), r.shrunk(), r.Adversarial, r.Other)
+		targetedMix, targeted := "same", "–"
+		if len(r.TargetedFaults) > 0 {
+			targetedMix = r.TargetedFaults.String()
+		}
+		if t := r.Targeted; t != nil {
+			targeted = fmt.Sprintf("%d/%d / %s", t.Found(), t.Seeds, t.percentile(50))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s / %s | %s | %d | %d | %s | %s | %s |\n",
+			r.Class, r.Faults, r.Found(), r.Seeds, r.percentile(50), r.percentile(90), r.shrunk(), r.Adversarial, r.Other, targetedMix, targeted, r.Ratio())
 	}
 	return b.String()
 }

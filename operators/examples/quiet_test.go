@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,11 +159,19 @@ func TestQuietCronJobHistoryLimit(t *testing.T) {
 }
 
 // TestQuietMemcachedSmoke: the first runs of the memcached campaign
-// (seeds 1 to 5; its real finding comes first at seed 6) find nothing.
+// (seeds 1 to 5) find nothing false: a finding there is its real one, a
+// containerPort that never reaches the Deployment, which comes first at
+// seed 5 since a run applies every transition it was given
+// (docs/design.md, "State-transition inputs"; seed 6 before).
 func TestQuietMemcachedSmoke(t *testing.T) {
 	c := suite.Quiet(t, memcachedScenario(t), time.Hour, 5)
-	if c.Runs != 5 || len(c.Findings) != 0 {
-		t.Fatalf("%d runs, %d findings: want 5 runs and none", c.Runs, len(c.Findings))
+	require.Equal(t, 5, c.Runs)
+	for _, f := range c.Findings {
+		assert.Equal(t, properties.HistoryDependent, f.Verdict)
+		require.NotEmpty(t, f.Details)
+		for _, d := range f.Details {
+			assert.True(t, strings.HasPrefix(d, "Deployment default/cache spec.template.spec.containers[name=memcached].ports["), d)
+		}
 	}
 }
 

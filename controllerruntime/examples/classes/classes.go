@@ -20,13 +20,15 @@ import (
 	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
 	"github.com/converge-sim/converge/controllerruntime/examples/replicaset"
 	"github.com/converge-sim/converge/controllerruntime/examples/schemaops"
+	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
 )
 
 // All returns a class per bug of the example projects. A bug a fault
 // exposes runs under every healable fault its world supports
-// (classes.HealableFor); a bug shown with no fault runs with none, as its
-// example's test declares. The projects that read the clock run in a
+// (classes.HealableFor), and its targeted mix is the one its example's
+// tests search (Class.Targeted); a bug shown with no fault runs with
+// none, as its example's test declares. The projects that read the clock run in a
 // synctest bubble, as their tests do.
 func All() ([]classes.Class, error) {
 	cronConv, err := cronjob.Converter()
@@ -65,10 +67,10 @@ func All() ([]classes.Class, error) {
 		return c
 	}
 	all := []classes.Class{
-		byFault(classes.Class{Name: "cronjob", Scenario: cronjob.Scenario("cronjob", cronConv, cronjob.Options{NameByCreationTime: true}), Fails: properties.InvariantBroken, Bubble: true}),
-		byFault(classes.Class{Name: "replicaset-generatename", Scenario: generateName, Fails: properties.InvariantBroken}),
-		byFault(classes.Class{Name: "memcached-forget-owns", Scenario: memcached.Scenario("memcached-forget-owns", mcConv, memcached.Options{ForgetOwns: true}), Fails: properties.GoalUnmet, Bubble: true}),
-		byFault(classes.Class{Name: "replacing-sync", Scenario: sw.SyncScenario("replacing-sync", true), Fails: properties.GoalUnmet}),
+		byFault(classes.Class{Name: "cronjob", Scenario: cronjob.Scenario("cronjob", cronConv, cronjob.Options{NameByCreationTime: true}), Fails: properties.InvariantBroken, Bubble: true, Targeted: faults.Mix{faults.KindDelay}}),
+		byFault(classes.Class{Name: "replicaset-generatename", Scenario: generateName, Fails: properties.InvariantBroken, Targeted: faults.Mix{faults.KindDrop, faults.KindRestart}}),
+		byFault(classes.Class{Name: "memcached-forget-owns", Scenario: memcached.Scenario("memcached-forget-owns", mcConv, memcached.Options{ForgetOwns: true}), Fails: properties.GoalUnmet, Bubble: true, Targeted: faults.Mix{faults.KindEdit}}),
+		byFault(classes.Class{Name: "replacing-sync", Scenario: sw.SyncScenario("replacing-sync", true), Fails: properties.GoalUnmet, Targeted: faults.Mix{faults.KindRestart}}),
 		{Name: "apply-fight", Scenario: applyfight.Scenario("apply-fight", afConv, applyfight.Options{DeclareReplicas: true}), Fails: properties.Fight},
 		{Name: "apply-no-force", Scenario: applyfight.Scenario("apply-no-force", afConv, applyfight.Options{DeclareReplicas: true, NoForce: true}), Fails: properties.RejectedWrites},
 		{Name: "batch-uncapped", Scenario: sw.BatchScenario("batch-uncapped", false, true), Fails: properties.RejectedWrites},

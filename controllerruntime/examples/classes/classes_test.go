@@ -7,14 +7,17 @@ import (
 
 	"github.com/converge-sim/converge/bench/classes"
 	crtclasses "github.com/converge-sim/converge/controllerruntime/examples/classes"
+	"github.com/converge-sim/converge/properties"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 var regenerate = flag.Bool("converge.classes", false, "measure every class over 20 seeds and print the table for BENCHMARKS.md")
 
-// TestClassTable measures every class over 20 seeds (about 70 s) and prints the
-// markdown table of BENCHMARKS.md. It runs only with -converge.classes.
+// TestClassTable measures every class over 20 seeds, under its whole mix
+// and its targeted mix (classes.MeasureTargeted), and prints the markdown
+// table of BENCHMARKS.md; it fails on floors only. It runs only with
+// -converge.classes.
 func TestClassTable(t *testing.T) {
 	if !*regenerate {
 		t.Skip("measures for minutes: run with -converge.classes")
@@ -23,9 +26,12 @@ func TestClassTable(t *testing.T) {
 	require.NoError(t, err)
 	var results []classes.Result
 	for _, c := range all {
-		r, err := classes.Measure(t, c, classes.Seeds(classes.TableSeeds))
+		r, err := classes.MeasureTargeted(t, c, classes.Seeds(classes.TableSeeds), properties.Strategy{})
 		require.NoError(t, err)
 		t.Logf("%s: found %d/%d, runs %v, shrunk %v", c.Name, r.Found(), r.Seeds, r.Runs, r.Shrunk)
+		if r.Targeted != nil {
+			t.Logf("%s under %s: found %d/%d, runs %v, ratio %s", c.Name, c.Targeted, r.Targeted.Found(), r.Targeted.Seeds, r.Targeted.Runs, r.Ratio())
+		}
 		results = append(results, r)
 		assert.GreaterOrEqual(t, r.Found(), c.Floor, "%s fell below its floor", c.Name)
 	}
