@@ -1,10 +1,14 @@
 package controllerruntime
 
 // SetFastPaths turns the memos' shared first decodes, the reuse of a read
-// status's encoding and the memo of built-in defaulting on or off, and
+// status's encoding, the memo of built-in defaulting and the invariants'
+// verdicts memoized by the kinds read and the memo's own objects for the
+// builder's Owns watches on or off, and
 // returns a func that restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
-	decode, status, defaults := sharedDecode, reuseStatus, memoDefaults
-	sharedDecode, reuseStatus, memoDefaults = on, on, on
-	return func() { sharedDecode, reuseStatus, memoDefaults = decode, status, defaults }
+	decode, status, defaults, verdicts, owns := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly
+	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly = on, on, on, on, on
+	return func() {
+		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly = decode, status, defaults, verdicts, owns
+	}
 }

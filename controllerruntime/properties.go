@@ -32,54 +32,124 @@ func newStateReader(e *env, s model.State) client.Reader {
 // Invariant returns a properties.Invariant over typed objects: check reads
 // the API server's state after every step and returns what is wrong. check
 // must be a function of the stored objects alone: it runs again only after
-// a write (a step that writes nothing keeps its last verdict), and it
-// decodes each stored version once.
+// a write of a kind it read (a step that writes nothing, or writes only
+// kinds the last check did not read, keeps its verdict), and it decodes
+// each stored version once.
 func Invariant(conv *convert.Converter, name string, check func(ctx context.Context, r client.Reader) error) properties.Invariant {
 	return invariant(conv, name, check, true)
 }
 
 // invariant is Invariant with the verdict memo on or off (for the
-// benchmark).
-func invariant(conv *convert.Converter, name string, check func(ctx context.Context, r client.Reader) error, byRevision bool) properties.Invariant {
+// benchmark and TestFastPathsGiveTheSameTraces).
+func invariant(conv *convert.Converter, name string, check func(ctx context.Context, r client.Reader) error, memoized bool) properties.Invariant {
 	e := newEnv(conv, nil)
 	e.versions = newVersionMemo()
-	verdicts := &verdictMemo{m: map[model.Revision]error{}}
+	verdicts := &verdictMemo{}
 	return properties.Invariant{Name: name, Check: func(s model.State) error {
-		if !byRevision {
+		if !memoized || !verdictsByKind {
 			return check(context.Background(), newStateReader(e, s))
 		}
-		rev := s.Revision()
-		if err, ok := verdicts.get(rev); ok {
+		if err, ok := verdicts.get(s); ok {
 			return err
 		}
-		err := check(context.Background(), newStateReader(e, s))
-		verdicts.put(rev, err)
+		rec := &recordingReader{s: s}
+		err := check(context.Background(), &modelClient{env: e, cache: rec, live: rec})
+		verdicts.put(rec.read, err)
 		return err
 	}}
 }
 
-// verdictMemo keeps an invariant's verdict per state Revision. It is safe
-// for concurrent use (fuzzrun's workers share a scenario's invariants) and
-// bounded: past verdictLimit revisions it starts afresh.
-type verdictMemo struct {
-	mu sync.Mutex
-	m  map[model.Revision]error
+// verdictsByKind is false only in TestFastPathsGiveTheSameTraces, which
+// checks that memoizing verdicts by the revisions of the kinds read gives
+// the traces of checking at every step.
+var verdictsByKind = true
+
+// recordingReader is stateReader that notes the revision of every kind
+// read (model.State.KindRevision), in the order first read.
+type recordingReader struct {
+	s    model.State
+	read []kindRevision
 }
 
-const verdictLimit = 256
-
-func (v *verdictMemo) get(rev model.Revision) (error, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	err, ok := v.m[rev]
-	return err, ok
+// kindRevision is one kind a check read and the revision it read it at.
+type kindRevision struct {
+	kind string
+	rev  model.Revision
 }
 
-func (v *verdictMemo) put(rev model.Revision, err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if len(v.m) >= verdictLimit {
-		clear(v.m)
+func (r *recordingReader) note(kind string) {
+	for _, k := range r.read {
+		if k.kind == kind {
+			return
+		}
 	}
-	v.m[rev] = err
+	r.read = append(r.read, kindRevision{kind, r.s.KindRevision(kind)})
+}
+
+func (r *recordingReader) Get(kind, namespace, name string) (*model.Object, error) {
+	r.note(kind)
+	return stateReader{r.s}.Get(kind, namespace, name)
+}
+
+func (r *recordingReader) List(kind string, opts model.ListOptions) ([]*model.Object, error) {
+	r.note(kind)
+	return stateReader{r.s}.List(kind, opts)
+}
+
+// verdictMemo keeps an invariant's last verdicts with the kinds each check
+// read and their revisions. A check is a function of the stored objects
+// alone and reads only through its reader, so a state in which every kind
+// it read is at the revision it read it at gives it the same reads, in the
+// same order, and the same verdict: writes of other kinds (a kubelet's pod
+// statuses under an invariant over Jobs) do not run it again. Revisions
+// name their server, so verdicts of one cluster never answer another's. It
+// is safe for concurrent use (fuzzrun's workers share a scenario's
+// invariants) and bounded: it keeps the verdictLimit newest.
+type verdictMemo struct {
+	mu      sync.Mutex
+	entries []verdictEntry
+	next    int
+}
+
+type verdictEntry struct {
+	read []kindRevision
+	err  error
+}
+
+const verdictLimit = 16
+
+// get returns the verdict kept for a state whose kinds are at the
+// revisions some check read them at, newest first.
+func (v *verdictMemo) get(s model.State) (error, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i := range v.entries {
+		e := &v.entries[(v.next-1-i+2*len(v.entries))%len(v.entries)]
+		if e.matches(s) {
+			return e.err, true
+		}
+	}
+	return nil, false
+}
+
+func (e *verdictEntry) matches(s model.State) bool {
+	for _, k := range e.read {
+		if s.KindRevision(k.kind) != k.rev {
+			return false
+		}
+	}
+	return true
+}
+
+func (v *verdictMemo) put(read []kindRevision, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e := verdictEntry{read: read, err: err}
+	if len(v.entries) < verdictLimit {
+		v.entries = append(v.entries, e)
+		v.next = len(v.entries) % verdictLimit
+		return
+	}
+	v.entries[v.next] = e
+	v.next = (v.next + 1) % verdictLimit
 }

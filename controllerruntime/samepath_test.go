@@ -55,9 +55,11 @@ func exampleTraces(t *testing.T, runs int) []string {
 // TestFastPathsGiveTheSameTraces: the memos' first decode of a version
 // through convert.FromModelShared (one copy to the reader, the parts
 // shared with the converter), a status update that sends the memo's
-// encoding of the status it read, and the memo of built-in defaulting,
-// give every run of the CronJob and memcached examples the trace the
-// plain paths give, byte for byte.
+// encoding of the status it read, the memo of built-in defaulting, the
+// memo's own objects for the builder's Owns watches and invariant
+// verdicts kept while the kinds they read are unwritten, give every run
+// of the CronJob and memcached examples the trace the plain paths give,
+// byte for byte.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)

@@ -202,10 +202,8 @@ const handlerPackage = "sigs.k8s.io/controller-runtime/pkg/handler"
 // wrapped in a handler.TypedFuncs whose functions do not say whose they
 // are; the package's Builder marks the one it makes itself.)
 func readOnly(handler, preds reflect.Value) bool {
-	for i := range preds.Len() {
-		if !preds.Index(i).IsNil() {
-			return false
-		}
+	if !noPredicates(preds) {
+		return false
 	}
 	t := handler.Type()
 	if t.Kind() == reflect.Pointer {
@@ -216,6 +214,16 @@ func readOnly(handler, preds reflect.Value) bool {
 	}
 	for i := range t.NumField() {
 		if f := handler.Field(i); f.Kind() != reflect.Func || !f.IsNil() {
+			return false
+		}
+	}
+	return true
+}
+
+// noPredicates reports whether a watch's predicates (a slice) are all nil.
+func noPredicates(preds reflect.Value) bool {
+	for i := range preds.Len() {
+		if !preds.Index(i).IsNil() {
 			return false
 		}
 	}

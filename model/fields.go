@@ -48,6 +48,56 @@ func NewFields(v Values) Fields {
 	return Fields{kv: kv}
 }
 
+// FieldsBuilder makes Fields from paths set one at a time, as an encoder
+// walking a value finds them, without the map NewFields is given: the
+// pairs are appended and sorted once. The zero value is empty and ready.
+type FieldsBuilder struct{ kv []field }
+
+// Set sets path to v; of two Sets of one path the later wins, as in a
+// Values literal.
+func (b *FieldsBuilder) Set(path string, v any) { b.kv = append(b.kv, field{path, v}) }
+
+// Grow makes room for n more Sets without growing again.
+func (b *FieldsBuilder) Grow(n int) { b.kv = slices.Grow(b.kv, n) }
+
+// Len returns how many Sets the builder holds.
+func (b *FieldsBuilder) Len() int { return len(b.kv) }
+
+// Fields returns the fields set so far, as NewFields would of the same
+// Values, and empties the builder.
+func (b *FieldsBuilder) Fields() Fields {
+	kv := b.kv
+	b.kv = nil
+	if len(kv) == 0 {
+		return Fields{}
+	}
+	byPath := func(a, b field) int { return cmp.Compare(a.path, b.path) }
+	if slices.IsSortedFunc(kv, byPath) {
+		// Sorted, but a path set twice is kept once, its last value.
+		for i := 1; i < len(kv); i++ {
+			if kv[i].path == kv[i-1].path {
+				return Fields{kv: lastOfEach(kv)}
+			}
+		}
+		return Fields{kv: kv}
+	}
+	slices.SortStableFunc(kv, byPath)
+	return Fields{kv: lastOfEach(kv)}
+}
+
+// lastOfEach keeps, of each run of equal paths in kv (sorted stably), the
+// last, in place.
+func lastOfEach(kv []field) []field {
+	out := kv[:0]
+	for i, e := range kv {
+		if i+1 < len(kv) && kv[i+1].path == e.path {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // find returns where path is, or would be, and whether it is there.
 func (f Fields) find(path string) (int, bool) {
 	return slices.BinarySearchFunc(f.kv, path, func(e field, p string) int { return cmp.Compare(e.path, p) })

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,4 +75,26 @@ func TestFieldsNormalize(t *testing.T) {
 
 	_, err = NewFields(Values{"z": 1.5, "a": []int{1}}).normalize("spec")
 	assert.EqualError(t, err, "spec.a: unsupported value type []int (use int64, string or bool)")
+}
+
+func TestAFieldsBuilderMakesWhatNewFieldsMakes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	paths := []string{"a", "a.b", "b", "b[0]", "b[1]", "c.d", "z", "ä"}
+	for range 200 {
+		vals := Values{}
+		var b FieldsBuilder
+		for range r.IntN(12) {
+			p := paths[r.IntN(len(paths))]
+			v := int64(r.IntN(3))
+			vals[p] = v
+			b.Set(p, v)
+		}
+		assert.Equal(t, NewFields(vals), b.Fields())
+		assert.Zero(t, b.Len(), "Fields empties the builder")
+	}
+	var sorted FieldsBuilder
+	sorted.Set("a", "1")
+	sorted.Set("a", "2")
+	sorted.Set("b", "3")
+	assert.Equal(t, NewFields(Values{"a": "2", "b": "3"}), sorted.Fields(), "a sorted run with a path set twice")
 }

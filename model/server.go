@@ -605,7 +605,9 @@ func (s *Server) delete(caller string, ref Ref, opts DeleteOptions, admit bool) 
 // remove takes last (carrying the deletion's resourceVersion) out of the
 // store, emits Deleted and queues orphaned dependents for collection.
 func (s *Server) remove(last *Object, w Write) {
-	s.store(last.Kind).del(keyOf(last))
+	st := s.store(last.Kind)
+	st.del(keyOf(last))
+	st.rev = last.ResourceVersion
 	delete(s.uids, last.UID)
 	s.emit(Deleted, last, w)
 	s.wakeOwners(last)

@@ -15,6 +15,10 @@ type objectStore struct {
 	keys    keySet
 	byLabel index // "key=value" → object keys; nil until first used
 	byOwner index // owner UID → object keys; nil until first used
+	// rev is the resourceVersion of the last write that stored or
+	// removed an object of this store (a server's store; see
+	// State.KindRevision).
+	rev uint64
 }
 
 func newObjectStore() *objectStore {
@@ -63,6 +67,7 @@ func (s *objectStore) put(o *Object) (old *Object) {
 	key := keyOf(o)
 	old = s.objs[key]
 	s.objs[key] = o
+	s.rev = o.ResourceVersion
 	switch {
 	case old == nil:
 		s.keys.insert(key)

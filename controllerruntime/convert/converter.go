@@ -320,7 +320,7 @@ func (c *Converter) plannedStatus(kind string, obj client.Object) (*model.Object
 	}
 	mo := &model.Object{Kind: kind}
 	if p.status != nil {
-		status, err := encodePart(*p.status, v.Elem())
+		status, err := encodePart(*p.status, v.Elem(), &p.sizes[1])
 		if err != nil {
 			return nil, false
 		}
@@ -399,11 +399,11 @@ func flattenPart(part string, v any) (model.Fields, error) {
 	if v == nil {
 		return model.Fields{}, nil
 	}
-	f := model.Values{}
-	if err := Flatten("", v, f); err != nil {
+	var f model.FieldsBuilder
+	if err := flatten("", v, &f); err != nil {
 		return model.Fields{}, fmt.Errorf("%s: %w", part, err)
 	}
-	return model.NewFields(f), nil
+	return f.Fields(), nil
 }
 
 // FromModel overwrites into, a typed object of mo's kind, with mo. It sets

@@ -53,6 +53,21 @@ func appendKey(path, k string) string {
 // typed object cannot tell it from an absent one. An empty object at the
 // top (prefix "") adds nothing.
 func Flatten(prefix string, v any, out model.Values) error {
+	return flatten(prefix, v, valuesSetter(out))
+}
+
+// setter takes the leaves Flatten and the encoding plans find: a
+// model.Values, or a *model.FieldsBuilder, which sorts them once instead
+// of filling a map that model.NewFields then sorts.
+type setter interface{ Set(path string, v any) }
+
+// valuesSetter sets into a model.Values.
+type valuesSetter model.Values
+
+func (m valuesSetter) Set(path string, v any) { m[path] = v }
+
+// flatten is Flatten into any setter.
+func flatten(prefix string, v any, out setter) error {
 	switch v := v.(type) {
 	case map[string]any:
 		empty := true
@@ -61,25 +76,25 @@ func Flatten(prefix string, v any, out model.Values) error {
 				continue
 			}
 			empty = false
-			if err := Flatten(appendKey(prefix, k), x, out); err != nil {
+			if err := flatten(appendKey(prefix, k), x, out); err != nil {
 				return err
 			}
 		}
 		if empty && prefix != "" {
-			out[prefix+markEmptyObject] = true
+			out.Set(prefix+markEmptyObject, true)
 		}
 	case []any:
 		if len(v) == 0 {
-			out[prefix+markEmptyList] = true
+			out.Set(prefix+markEmptyList, true)
 			return nil
 		}
 		for i, x := range v {
 			p := prefix + "[" + strconv.Itoa(i) + "]"
 			if x == nil {
-				out[p+markNull] = true
+				out.Set(p+markNull, true)
 				continue
 			}
-			if err := Flatten(p, x, out); err != nil {
+			if err := flatten(p, x, out); err != nil {
 				return err
 			}
 		}
@@ -87,15 +102,15 @@ func Flatten(prefix string, v any, out model.Values) error {
 		if prefix == "" {
 			return fmt.Errorf("a scalar %v cannot stand at the top of spec or status", v)
 		}
-		out[prefix] = v
+		out.Set(prefix, v)
 	case float64:
 		if v == math.Trunc(v) && math.Abs(v) < 1<<62 {
-			out[prefix] = int64(v)
+			out.Set(prefix, int64(v))
 		} else {
-			out[prefix+markFloat] = strconv.FormatFloat(v, 'g', -1, 64)
+			out.Set(prefix+markFloat, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 	case int:
-		out[prefix] = int64(v)
+		out.Set(prefix, int64(v))
 	default:
 		return fmt.Errorf("%s: unsupported JSON value of type %T", prefix, v)
 	}

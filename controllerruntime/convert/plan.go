@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/converge-sim/converge/model"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
@@ -30,7 +31,7 @@ var errUnplanned = errors.New("no encoding plan for this type")
 // encoder adds the fields of v's unstructured form to out under path, as
 // Flatten does, and reports whether that form is non-null (a null adds
 // nothing).
-type encoder func(out model.Values, path string, v reflect.Value) (bool, error)
+type encoder func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error)
 
 // typePlan is the encoder of one Go type; its encoder is set once the
 // type's plan is built (a recursive type refers to its own plan).
@@ -43,6 +44,9 @@ type objectPlan struct {
 	// spec is set for a kind whose body is a spec: the spec's fields
 	// are the model Spec.
 	spec *member
+	// sizes are the field counts of the last spec and status encoded,
+	// a builder's first size (fuzzrun's workers share a plan).
+	sizes [2]atomic.Int32
 	// body lists the top-level fields other than apiVersion, kind,
 	// metadata and status, for the other kinds.
 	body   []member
@@ -142,41 +146,46 @@ func buildObjectPlan(t reflect.Type, hoist bool) (*objectPlan, error) {
 func (p *objectPlan) encodeBody(obj reflect.Value) (spec, status model.Fields, err error) {
 	v := obj.Elem()
 	if p.spec != nil {
-		if spec, err = encodePart(*p.spec, v); err != nil {
+		if spec, err = encodePart(*p.spec, v, &p.sizes[0]); err != nil {
 			return model.Fields{}, model.Fields{}, err
 		}
 	} else {
-		vals := model.Values{}
+		var vals model.FieldsBuilder
+		vals.Grow(int(p.sizes[0].Load()))
 		for _, m := range p.body {
 			fv := v.Field(m.index)
 			if m.omitted(fv) {
 				continue
 			}
-			if _, err := m.plan.enc(vals, m.key, fv); err != nil {
+			if _, err := m.plan.enc(&vals, m.key, fv); err != nil {
 				return model.Fields{}, model.Fields{}, err
 			}
 		}
-		spec = model.NewFields(vals)
+		p.sizes[0].Store(int32(vals.Len()))
+		spec = vals.Fields()
 	}
 	if p.status != nil {
-		if status, err = encodePart(*p.status, v); err != nil {
+		if status, err = encodePart(*p.status, v, &p.sizes[1]); err != nil {
 			return model.Fields{}, model.Fields{}, err
 		}
 	}
 	return spec, status, nil
 }
 
-// encodePart encodes one member's value as a whole Spec or Status.
-func encodePart(m member, v reflect.Value) (model.Fields, error) {
+// encodePart encodes one member's value as a whole Spec or Status, its
+// builder sized as the last one (size).
+func encodePart(m member, v reflect.Value, size *atomic.Int32) (model.Fields, error) {
 	fv := v.Field(m.index)
 	if m.omitted(fv) {
 		return model.Fields{}, nil
 	}
-	f := model.Values{}
-	if _, err := m.plan.enc(f, "", fv); err != nil {
+	var f model.FieldsBuilder
+	f.Grow(int(size.Load()))
+	if _, err := m.plan.enc(&f, "", fv); err != nil {
 		return model.Fields{}, err
 	}
-	return model.NewFields(f), nil
+	size.Store(int32(f.Len()))
+	return f.Fields(), nil
 }
 
 // omitted reports whether a field's value is left out by omitempty or
@@ -231,29 +240,29 @@ func (b *planBuilder) plan(t reflect.Type) (*typePlan, error) {
 
 func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 	if entry := value.TypeReflectEntryOf(t); entry.CanConvertToUnstructured() {
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			u, err := entry.ToUnstructured(v)
 			if err != nil || u == nil {
 				return false, err
 			}
-			return true, Flatten(path, u, out)
+			return true, flatten(path, u, out)
 		}, nil
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			return true, setLeaf(out, path, v.String())
 		}, nil
 	case reflect.Bool:
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			return true, setLeaf(out, path, v.Bool())
 		}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			return true, setLeaf(out, path, v.Int())
 		}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			u := v.Uint()
 			if u > math.MaxInt64 {
 				return false, fmt.Errorf("unsigned value %d does not fit into int64 (overflow)", u)
@@ -261,15 +270,15 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 			return true, setLeaf(out, path, int64(u))
 		}, nil
 	case reflect.Float32, reflect.Float64:
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
-			return true, Flatten(path, v.Float(), out)
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
+			return true, flatten(path, v.Float(), out)
 		}, nil
 	case reflect.Pointer:
 		elem, err := b.plan(t.Elem())
 		if err != nil {
 			return nil, err
 		}
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			if v.IsNil() {
 				return false, nil
 			}
@@ -284,13 +293,13 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			some, err := encodeMembers(members, out, path, v)
 			if err != nil {
 				return false, err
 			}
 			if !some && path != "" {
-				out[path+markEmptyObject] = true
+				out.Set(path+markEmptyObject, true)
 			}
 			return true, nil
 		}, nil
@@ -299,11 +308,11 @@ func (b *planBuilder) encoder(t reflect.Type) (encoder, error) {
 }
 
 // setLeaf adds a scalar; a scalar cannot be a whole spec or status.
-func setLeaf(out model.Values, path string, v any) error {
+func setLeaf(out *model.FieldsBuilder, path string, v any) error {
 	if path == "" {
 		return fmt.Errorf("a scalar %v cannot stand at the top of spec or status", v)
 	}
-	out[path] = v
+	out.Set(path, v)
 	return nil
 }
 
@@ -315,7 +324,7 @@ func (b *planBuilder) mapEncoder(t reflect.Type) (encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(out model.Values, path string, v reflect.Value) (bool, error) {
+	return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 		if v.IsNil() {
 			return false, nil
 		}
@@ -328,7 +337,7 @@ func (b *planBuilder) mapEncoder(t reflect.Type) (encoder, error) {
 			empty = empty && !ok
 		}
 		if empty && path != "" {
-			out[path+markEmptyObject] = true
+			out.Set(path+markEmptyObject, true)
 		}
 		return true, nil
 	}, nil
@@ -337,7 +346,7 @@ func (b *planBuilder) mapEncoder(t reflect.Type) (encoder, error) {
 func (b *planBuilder) sliceEncoder(t reflect.Type) (encoder, error) {
 	if t.Elem().Kind() == reflect.Uint8 {
 		// Bytes are their base64 string, as in JSON.
-		return func(out model.Values, path string, v reflect.Value) (bool, error) {
+		return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 			if v.IsNil() {
 				return false, nil
 			}
@@ -348,12 +357,12 @@ func (b *planBuilder) sliceEncoder(t reflect.Type) (encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(out model.Values, path string, v reflect.Value) (bool, error) {
+	return func(out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 		if v.IsNil() {
 			return false, nil
 		}
 		if v.Len() == 0 {
-			out[path+markEmptyList] = true
+			out.Set(path+markEmptyList, true)
 			return true, nil
 		}
 		for i := range v.Len() {
@@ -363,7 +372,7 @@ func (b *planBuilder) sliceEncoder(t reflect.Type) (encoder, error) {
 				return false, err
 			}
 			if !ok {
-				out[p+markNull] = true
+				out.Set(p+markNull, true)
 			}
 		}
 		return true, nil
@@ -478,7 +487,7 @@ func claim(seen map[string]bool, m member) error {
 
 // encodeMembers adds the members of a struct value at path and reports
 // whether any was non-null.
-func encodeMembers(members []member, out model.Values, path string, v reflect.Value) (bool, error) {
+func encodeMembers(members []member, out *model.FieldsBuilder, path string, v reflect.Value) (bool, error) {
 	some := false
 	for i := range members {
 		m := &members[i]

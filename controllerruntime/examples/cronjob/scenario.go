@@ -124,10 +124,10 @@ func ownedJobs(ctx context.Context, r client.Reader, pj *jobsv1.PeriodicJob) ([]
 	if err := r.List(ctx, &jobs, client.InNamespace(pj.Namespace)); err != nil {
 		return nil, err
 	}
-	var out []batchv1.Job
-	for _, j := range jobs.Items {
-		if metav1.IsControlledBy(&j, pj) {
-			out = append(out, j)
+	out := jobs.Items[:0] // filtered in place: a Job is a large struct to copy
+	for i := range jobs.Items {
+		if metav1.IsControlledBy(&jobs.Items[i], pj) {
+			out = append(out, jobs.Items[i])
 		}
 	}
 	return out, nil
@@ -192,12 +192,19 @@ func OneJobPerRun(conv *convert.Converter) properties.Invariant {
 		}
 		for i := range list.Items {
 			pj := &list.Items[i]
-			jobs, err := ownedJobs(ctx, r, pj)
-			if err != nil {
+			// The Jobs' metadata alone (their annotations and owners), not
+			// whole Jobs: the invariant runs after most writes of a Job.
+			var jobs metav1.PartialObjectMetadataList
+			jobs.SetGroupVersionKind(batchv1.SchemeGroupVersion.WithKind("JobList"))
+			if err := r.List(ctx, &jobs, client.InNamespace(pj.Namespace)); err != nil {
 				return err
 			}
 			seen := map[string]string{}
-			for _, j := range jobs {
+			for i := range jobs.Items {
+				j := &jobs.Items[i]
+				if !metav1.IsControlledBy(j, pj) {
+					continue
+				}
 				at := j.Annotations[controller.ScheduledTimeAnnotation]
 				if other, dup := seen[at]; dup {
 					return fmt.Errorf("PeriodicJob %s/%s has two Jobs for the run at %s: %s and %s", pj.Namespace, pj.Name, at, other, j.Name)
