@@ -66,7 +66,7 @@ func PlanFor(sc Scenario, mix faults.Mix) (Plan, error) {
 }
 
 func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
-	p, err := Prepare(sc, mix)
+	p, err := prepare(sc, mix, cfg.wrap)
 	if err != nil {
 		return func(t *rapid.T) { failScenario(t, "invalid scenario or fault mix: "+err.Error()) }
 	}
