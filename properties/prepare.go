@@ -79,8 +79,9 @@ type PrepareOptions struct {
 // choice 0 (docs/design.md, "Faults", "Counts and durations from the
 // run"): apierror's count up to the writes the controllers make, the
 // durations up to the time they take to settle, and, in a world without
-// actors, half the faults' times to that time. A scenario that declares no edit targets gets one that deletes a
-// child its controllers made (faults.OwnedChildren).
+// actors, half the faults' times to that time. A scenario that declares
+// no edit targets gets one that deletes a child its controllers made
+// (faults.OwnedChildren).
 func Prepare(sc Scenario, mix faults.Mix) (*Prepared, error) {
 	return PrepareWith(sc, mix, PrepareOptions{})
 }
@@ -167,7 +168,7 @@ func (sh *shape) measure(wrap func(func())) error {
 
 // topologyOf is what faults may strike in the scenario's cluster c: its
 // controllers, or those of them it names in FaultTargets, and its edits
-// and rivals. Without FaultTargets, the platform's controllers are left
+// (faults.OwnedChildren when it declares none) and rivals. Without FaultTargets, the platform's controllers are left
 // out unless the scenario opts in or has no other controller.
 func topologyOf(sc Scenario, c *model.Cluster) (faults.Topology, error) {
 	edits := sc.Edits

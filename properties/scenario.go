@@ -58,7 +58,12 @@ type Scenario struct {
 	// Build returns a fresh, unstarted cluster with its controllers,
 	// actors and initial objects, configured with cfg.
 	Build func(cfg model.Config) (*model.Cluster, error)
-	// Edits lists what the edit fault may do in this scenario.
+	// Edits lists what the edit fault may do in this scenario. Without
+	// any, an edit deletes a child one of its controllers made, alive at
+	// the fault's time (faults.OwnedChildren; docs/design.md, "Faults",
+	// "Edits of the children controllers make"): a scenario whose
+	// controllers keep children as history, which they do not make
+	// again, declares its edits instead.
 	Edits []faults.EditTarget
 	// Rivals lists the fields a rival fault may fight a controller over.
 	Rivals []faults.EditTarget
