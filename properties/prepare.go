@@ -168,8 +168,9 @@ func (sh *shape) measure(wrap func(func())) error {
 
 // topologyOf is what faults may strike in the scenario's cluster c: its
 // controllers, or those of them it names in FaultTargets, and its edits
-// (faults.OwnedChildren when it declares none) and rivals. Without FaultTargets, the platform's controllers are left
-// out unless the scenario opts in or has no other controller.
+// (faults.OwnedChildren when it declares none) and rivals. Without
+// FaultTargets, the platform's controllers are left out unless the
+// scenario opts in or has no other controller.
 func topologyOf(sc Scenario, c *model.Cluster) (faults.Topology, error) {
 	edits := sc.Edits
 	if len(edits) == 0 {
