@@ -79,7 +79,7 @@ type PrepareOptions struct {
 // choice 0 (docs/design.md, "Faults", "Counts and durations from the
 // run"): apierror's count up to the writes the controllers make, the
 // durations up to the time they take to settle, and, in a world without
-// actors, half the faults' times to that time. A scenario that declares
+// actors or inputs, half the faults' times to that time. A scenario that declares
 // no edit targets gets one that deletes a child its controllers made
 // (faults.OwnedChildren).
 func Prepare(sc Scenario, mix faults.Mix) (*Prepared, error) {
@@ -129,16 +129,17 @@ const (
 //     more;
 //   - MaxDown to the time they took to settle, within [10, 1000], so
 //     that a partition or a restart can outlast the whole of their work;
-//   - in a world without actors, Busy to that settle time plus MaxDown:
-//     half the faults are drawn in [0, Busy], while the controllers
-//     still work, the other half in [0, Horizon] as before
+//   - in a world without actors or inputs, Busy to that settle time
+//     plus MaxDown: half the faults are drawn in [0, Busy], while the
+//     controllers still work, the other half in [0, Horizon] as before
 //     (faults.Budget.Busy). A fault drawn long after the controllers
 //     settled strikes a cluster where nothing is left for it to
-//     disturb. A world with actors has work until the horizon, which a
-//     dry run that makes every choice 0 does not show, so it keeps the
-//     uniform draw. The Horizon itself stays: a shorter one, tried, made
-//     the faults that mask a bug overlap it more often, and lost two
-//     classes more than it won (docs/design.md).
+//     disturb. A world with actors, or with inputs (transitions applied
+//     through the fault phase), has work until the horizon, which a dry
+//     run that makes every choice 0 and applies no input does not show,
+//     so it keeps the uniform draw. The Horizon itself stays: a shorter
+//     one, tried, made the faults that mask a bug overlap it more often,
+//     and lost two classes more than it won (docs/design.md).
 //
 // The dry run's failure, if it fails, does not matter here: only its
 // times and writes do.
@@ -160,7 +161,7 @@ func (sh *shape) measure(wrap func(func())) error {
 	if set.MaxDown == 0 {
 		b.MaxDown = min(max(sh.dry.settle, b.MaxDown), mostDown)
 	}
-	if set.Busy == 0 && sh.static.Actors == 0 {
+	if set.Busy == 0 && sh.static.Actors == 0 && sh.sc.Inputs == nil {
 		b.Busy = sh.dry.settle + b.MaxDown
 	}
 	return nil

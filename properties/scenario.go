@@ -92,8 +92,9 @@ type Scenario struct {
 	// fault-free run (Prepare): durations (a restart's down time, a
 	// partition) up to 10 ticks or the time its controllers take to
 	// settle, whichever is longer, apierror's count up to the writes
-	// they make (at least 3), and half the faults' times within that
-	// settle time plus the longest duration (faults.Budget.Busy). A
+	// they make (at least 3), and, in a world without actors or inputs,
+	// half the faults' times within that settle time plus the longest
+	// duration (faults.Budget.Busy). A
 	// field set here wins over the one drawn from the run.
 	Budget faults.Budget
 	// FaultSteps caps the steps of the fault phase; default 1000, enough for
