@@ -93,6 +93,17 @@ func PrepareWith(sc Scenario, mix faults.Mix, opts PrepareOptions) (*Prepared, e
 
 // prepare is PrepareWith with a run's Wrap.
 func prepare(sc Scenario, mix faults.Mix, wrap func(func())) (*Prepared, error) {
+	return prepareShape(sc, mix, wrap, true)
+}
+
+// prepareStatic prepares sc under mix with the budget's fixed defaults,
+// without the dry run (PlanFor).
+func prepareStatic(sc Scenario, mix faults.Mix) (*Prepared, error) {
+	return prepareShape(sc, mix, nil, false)
+}
+
+// prepareShape is prepare, making the dry run when measure is set.
+func prepareShape(sc Scenario, mix faults.Mix, wrap func(func()), measure bool) (*Prepared, error) {
 	c, err := build(sc, RunOptions{DiscardTrace: true})
 	if err != nil {
 		return nil, err
@@ -105,7 +116,7 @@ func prepare(sc Scenario, mix faults.Mix, wrap func(func())) (*Prepared, error) 
 	if sc.Inputs != nil {
 		sh.inputs = sc.Inputs.generator()
 	}
-	if len(mix) > 0 {
+	if measure && len(mix) > 0 {
 		if err := sh.measure(wrap); err != nil {
 			return nil, err
 		}
