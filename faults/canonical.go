@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/converge-sim/converge/model"
 )
@@ -18,7 +19,9 @@ const canonicalTravel = 12
 // (delay, stale, partition, restart's down time) 1 and b.MaxDown; stale
 // 1 and 5 resourceVersions behind; restart crashing after 0, 1 or 2
 // writes (every value drawn, since the crash window is the point);
-// apierror every error kind, failing 1 or 3 writes; timetravel 1 and 12
+// apierror every error kind, failing 1 or 3 writes (3 even when the
+// budget's MaxFailures, drawn from the run, is larger: the space is kept
+// as it was, unless MaxFailures is smaller); timetravel 1 and 12
 // resourceVersions behind (not Schedules' 1000, nor its landmarks: the
 // exploration's space predates them and is kept as it was), down 1 and
 // b.MaxDown; edit and rival the
@@ -92,7 +95,7 @@ func Canonical(mix Mix, topo Topology, b Budget) ([]Fault, error) {
 		case KindAPIError:
 			for _, t := range topo.Targets {
 				for _, e := range ErrorKinds() {
-					for _, n := range []int{1, maxFailures} {
+					for _, n := range slices.Compact([]int{1, min(maxFailures, b.failures())}) {
 						add(APIError{Controller: t.Controller, Error: e, Count: n})
 					}
 				}

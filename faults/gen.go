@@ -40,11 +40,23 @@ func TopologyOf(c *model.Cluster, edits, rivals []EditTarget) Topology {
 
 // Budget bounds a schedule: at most MaxFaults faults, at times in
 // [0, Horizon], each lasting (down, delayed, stale, partitioned) 1..MaxDown
-// ticks.
+// ticks, an API error failing 1..MaxFailures writes.
 type Budget struct {
 	MaxFaults int
 	Horizon   model.Time
 	MaxDown   model.Time
+	// MaxFailures bounds an apierror fault's count of failing writes;
+	// zero is the fixed default of 3. A scenario's search sets it from
+	// the writes of its fault-free run (docs/design.md, "Faults",
+	// "Counts and durations from the run").
+	MaxFailures int
+	// Busy, when in (0, Horizon), is how long the controllers work in
+	// the scenario's fault-free run: each fault's time is then drawn, on
+	// a coin flip that shrinks toward it, in [0, Busy] rather than in
+	// [0, Horizon], so that half the faults strike while there is work to
+	// disturb (docs/design.md, "Faults", "Counts and durations from the
+	// run"). Zero draws every time in [0, Horizon].
+	Busy model.Time
 	// Swarm makes each schedule draw first a part of the mix's kinds, of
 	// the controllers and of the edit and rival targets, and then its
 	// faults from that part alone (swarm testing, Groce et al., ISSTA
@@ -60,8 +72,8 @@ func Check(mix Mix, topo Topology, b Budget) error {
 	if len(mix) == 0 {
 		errs = append(errs, errors.New("empty fault mix"))
 	}
-	if b.MaxFaults < 1 || b.Horizon < 0 || b.MaxDown < 1 {
-		errs = append(errs, fmt.Errorf("budget needs MaxFaults >= 1, Horizon >= 0, MaxDown >= 1; got %+v", b))
+	if b.MaxFaults < 1 || b.Horizon < 0 || b.MaxDown < 1 || b.MaxFailures < 0 || b.Busy < 0 {
+		errs = append(errs, fmt.Errorf("budget needs MaxFaults >= 1, Horizon >= 0, MaxDown >= 1, MaxFailures >= 0, Busy >= 0; got %+v", b))
 	}
 	if len(topo.Targets) == 0 {
 		errs = append(errs, errors.New("no controllers to aim faults at"))
@@ -118,7 +130,7 @@ func Schedules(mix Mix, topo Topology, b Budget) *rapid.Generator[Schedule] {
 	one := func(mix Mix, topo Topology) *rapid.Generator[Timed] {
 		return rapid.Custom(func(t *rapid.T) Timed {
 			kind := mix[draw.IntRange(0, len(mix)-1).Draw(t, "kind")]
-			at := model.Time(draw.Int64Range(0, int64(b.Horizon)).Draw(t, "at"))
+			at := drawAt(t, b)
 			return Timed{At: at, Fault: drawFault(t, kind, topo, b)}
 		})
 	}
@@ -163,7 +175,7 @@ func swarmPart[T any](t *rapid.T, label string, xs []T) []T {
 const (
 	maxBehind      = 5 // stale: resourceVersions behind
 	maxAfterWrites = 2 // restart: writes before a mid-reconcile crash
-	maxFailures    = 3 // apierror: failing writes
+	maxFailures    = 3 // apierror: failing writes, when Budget.MaxFailures is zero
 	maxPick        = 7 // edit, rival: object index
 	// timetravel: resourceVersions behind of a short distance, the draw's
 	// only form before far time travel (docs/design.md, "Time travel").
@@ -176,6 +188,26 @@ const (
 	// timetravel: landmarks back (model.Faults.TimeTravelToLandmark).
 	maxLandmark = 10
 )
+
+// drawAt draws a fault's time: in [0, b.Busy] or in [0, b.Horizon], the
+// first form first, when b.Busy is in (0, Horizon); in [0, Horizon]
+// otherwise.
+func drawAt(t *rapid.T, b Budget) model.Time {
+	end := b.Horizon
+	if b.Busy > 0 && b.Busy < b.Horizon && draw.IntRange(0, 1).Draw(t, "at-form") == 0 {
+		end = b.Busy
+	}
+	return model.Time(draw.Int64Range(0, int64(end)).Draw(t, "at"))
+}
+
+// failures returns the bound of an apierror's count: MaxFailures, or the
+// fixed default when it is zero.
+func (b Budget) failures() int {
+	if b.MaxFailures > 0 {
+		return b.MaxFailures
+	}
+	return maxFailures
+}
 
 // drawValue draws what an edit or rival of target sets: an integer in
 // [Min, Max], or the index of one of Values.
@@ -245,7 +277,7 @@ func drawFault(t *rapid.T, kind Kind, topo Topology, b Budget) Fault {
 		target := controller()
 		kinds := ErrorKinds()
 		e := kinds[draw.IntRange(0, len(kinds)-1).Draw(t, "error")]
-		return APIError{Controller: target.Controller, Error: e, Count: draw.IntRange(1, maxFailures).Draw(t, "count")}
+		return APIError{Controller: target.Controller, Error: e, Count: draw.IntRange(1, b.failures()).Draw(t, "count")}
 	case KindEdit:
 		target := topo.Edits[draw.IntRange(0, len(topo.Edits)-1).Draw(t, "edit")]
 		p := draw.IntRange(0, maxPick).Draw(t, "pick")

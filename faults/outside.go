@@ -13,6 +13,12 @@ import (
 // and one of
 //   - delete them (Path empty, edits only), or delete and recreate them
 //     with the same name and a new UID (Recreate, edits only);
+//   - with Owned, delete a child a controller made: an object, of
+//     Resource or of any kind when Resource is empty, that has a
+//     controller owner reference to an owner that exists and is not
+//     being deleted, chosen among those live at the fault's time (edits
+//     only; no path, no recreation; docs/design.md, "Faults", "Edits of
+//     the children controllers make");
 //   - set the integer field at Path ("spec.replicas") to a value in
 //     [Min, Max];
 //   - set the field at Path to one of Values: strings (an enum such as
@@ -27,9 +33,21 @@ type EditTarget struct {
 	Min, Max int64
 	Values   []any
 	Recreate bool
+	Owned    bool
 }
 
+// OwnedChildren is the edit target Prepare gives a scenario that declares
+// no edits of its own: delete one of the children its controllers made,
+// whichever lives at the fault's time.
+var OwnedChildren = EditTarget{Owned: true}
+
 func (e EditTarget) validate() error {
+	if e.Owned {
+		if e.Path != "" || e.Recreate || len(e.Values) > 0 || e.Min != 0 || e.Max != 0 {
+			return fmt.Errorf("edit target of owned children %s: takes no path, values, range or recreation", e.Resource)
+		}
+		return nil
+	}
 	if e.Resource == "" {
 		return fmt.Errorf("edit target without a resource kind")
 	}
@@ -65,7 +83,7 @@ func (e EditTarget) validate() error {
 // range, values and recreation alike.
 func (e EditTarget) equal(o EditTarget) bool {
 	return e.Resource == o.Resource && e.Path == o.Path && e.Min == o.Min && e.Max == o.Max &&
-		e.Recreate == o.Recreate && slices.Equal(e.Values, o.Values)
+		e.Recreate == o.Recreate && e.Owned == o.Owned && slices.Equal(e.Values, o.Values)
 }
 
 func (e EditTarget) value(value int64, choice int) any {
@@ -88,6 +106,42 @@ func pick(c *model.Cluster, kind string, n int) *model.Object {
 	return nil
 }
 
+// pickOwned returns the n-th (modulo their count) of the objects of kind,
+// or of every kind when kind is empty, that a controller owns: each has a
+// controller owner reference to an owner of the same namespace that
+// exists, with that UID, and is not being deleted, and is not being
+// deleted itself. Kinds are taken in name order, objects in key order, so
+// the choice depends on the cluster's state alone; nil if there is none.
+func pickOwned(c *model.Cluster, kind string, n int) *model.Object {
+	st := c.State()
+	kinds := []string{kind}
+	if kind == "" {
+		kinds = st.Kinds()
+	}
+	var live []*model.Object
+	for _, k := range kinds {
+		for i := range st.Len(k) {
+			o := st.Nth(k, i)
+			if o == nil || o.Deleting() {
+				continue
+			}
+			ref, ok := o.ControllerRef()
+			if !ok {
+				continue
+			}
+			owner := st.Get(ref.Kind, o.Namespace, ref.Name)
+			if owner == nil || owner.UID != ref.UID || owner.Deleting() {
+				continue
+			}
+			live = append(live, o)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	return live[n%len(live)]
+}
+
 // Editor is the writer name edits are made under.
 const Editor = "outside-edit"
 
@@ -106,6 +160,14 @@ func (Edit) Kind() Kind { return KindEdit }
 
 // Apply makes the edit through the API server, as writer Editor.
 func (f Edit) Apply(c *model.Cluster) error {
+	if f.Target.Owned {
+		o := pickOwned(c, f.Target.Resource, f.Pick)
+		if o == nil {
+			c.Note("no child of a controller to delete")
+			return nil
+		}
+		return c.Outside(Editor).Delete(o.Ref(), model.DeleteOptions{UID: o.UID})
+	}
 	o := pick(c, f.Target.Resource, f.Pick)
 	if o == nil {
 		c.Note("no %s to edit", f.Target.Resource)
@@ -123,6 +185,10 @@ func (f Edit) Apply(c *model.Cluster) error {
 
 func (f Edit) String() string {
 	switch {
+	case f.Target.Owned && f.Target.Resource == "":
+		return fmt.Sprintf("edit: delete child #%d (of any kind, that a controller owns)", f.Pick)
+	case f.Target.Owned:
+		return fmt.Sprintf("edit: delete child %s #%d (that a controller owns)", f.Target.Resource, f.Pick)
 	case f.Target.Recreate:
 		return fmt.Sprintf("edit: delete and recreate %s #%d (same name, new UID)", f.Target.Resource, f.Pick)
 	case f.Target.Path == "":

@@ -113,6 +113,7 @@ type wireFault struct {
 	Values      []any      `json:"values,omitempty"`
 	Choice      int        `json:"choice,omitempty"`
 	Recreate    bool       `json:"recreate,omitempty"`
+	Owned       bool       `json:"owned,omitempty"`
 	Persistent  bool       `json:"persistent,omitempty"`
 }
 
@@ -141,7 +142,7 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 		case TimeTravel:
 			w.Controller, w.Behind, w.Landmark, w.Down = f.Controller, f.Behind, f.Landmark, f.Down
 		case Edit:
-			w.Resource, w.Path, w.Min, w.Max, w.Values, w.Recreate = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values, f.Target.Recreate
+			w.Resource, w.Path, w.Min, w.Max, w.Values, w.Recreate, w.Owned = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values, f.Target.Recreate, f.Target.Owned
 			w.Pick, w.Value, w.Choice = f.Pick, f.Value, f.Choice
 		case Rival:
 			w.Resource, w.Path, w.Min, w.Max, w.Values = f.Target.Resource, f.Target.Path, f.Target.Min, f.Target.Max, f.Target.Values
@@ -166,7 +167,7 @@ var kindFields = map[Kind][]string{
 	KindPartition:  {"controller", "for"},
 	KindAPIError:   {"controller", "error", "count"},
 	KindTimeTravel: {"controller", "behind", "landmark", "down"},
-	KindEdit:       {"resource", "path", "min", "max", "values", "recreate", "pick", "value", "choice"},
+	KindEdit:       {"resource", "path", "min", "max", "values", "recreate", "owned", "pick", "value", "choice"},
 	KindRival:      {"resource", "path", "min", "max", "values", "pick", "value", "choice", "persistent"},
 }
 
@@ -295,7 +296,7 @@ func (w wireFault) fault() (Fault, error) {
 		}
 		return TimeTravel{Controller: w.Controller, Behind: w.Behind, Landmark: w.Landmark, Down: w.Down}, positive("down", w.Down)
 	case KindEdit, KindRival:
-		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max, Values: w.Values, Recreate: w.Recreate}
+		target := EditTarget{Resource: w.Resource, Path: w.Path, Min: w.Min, Max: w.Max, Values: w.Values, Recreate: w.Recreate, Owned: w.Owned}
 		if err := target.validate(); err != nil {
 			return nil, err
 		}

@@ -15,6 +15,8 @@ import (
 // with every field set, so the two cannot drift apart.
 func TestKindFieldsAreWhatMarshalWrites(t *testing.T) {
 	target := EditTarget{Resource: "ReplicaSet", Path: "spec.replicas", Min: 1, Max: 5, Values: []any{"a"}, Recreate: true}
+	edit := target
+	edit.Owned = true // an edit's only field a rival does not take
 	every := Schedule{
 		{At: 1, Fault: Drop{Controller: "c", Resource: "Pod"}},
 		{At: 1, Fault: Duplicate{Controller: "c", Resource: "Pod"}},
@@ -25,7 +27,7 @@ func TestKindFieldsAreWhatMarshalWrites(t *testing.T) {
 		{At: 1, Fault: Partition{Controller: "c", For: 2}},
 		{At: 1, Fault: APIError{Controller: "c", Error: ErrConflict, Count: 1}},
 		{At: 1, Fault: TimeTravel{Controller: "c", Behind: 1, Landmark: 1, Down: 1}},
-		{At: 1, Fault: Edit{Target: target, Pick: 1, Value: 2, Choice: 1}},
+		{At: 1, Fault: Edit{Target: edit, Pick: 1, Value: 2, Choice: 1}},
 		{At: 1, Fault: Rival{Target: target, Pick: 1, Value: 2, Choice: 1, Persistent: true}},
 	}
 	data, err := json.Marshal(every)

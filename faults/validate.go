@@ -101,7 +101,7 @@ func fits(t Timed, mix Mix, topo Topology, b Budget) error {
 		if !slices.Contains(ErrorKinds(), f.Error) {
 			return fmt.Errorf("error %s: must be one of %v", echo.Quote(string(f.Error)), ErrorKinds())
 		}
-		return within("count", int64(f.Count), 1, maxFailures)
+		return within("count", int64(f.Count), 1, int64(b.failures()))
 	case Edit:
 		if err := declared("edit", topo.Edits, f.Target); err != nil {
 			return err

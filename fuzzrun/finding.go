@@ -19,6 +19,7 @@ import (
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/internal/echo"
 	"github.com/converge-sim/converge/properties"
+	"pgregory.net/rapid"
 )
 
 // FindingFormat names the format of finding files; ParseFinding accepts
@@ -352,8 +353,13 @@ func (f *Finding) validate() error {
 // one the scenario's generator could have drawn (declared edit and rival
 // targets, existing controllers and informers, times, durations, counts
 // and values within the scenario's budget). A finding that does not fit
-// cannot replay; the error says which field is out and its limit.
-func (f *Finding) fit(sc properties.Scenario) error {
+// cannot replay; the error says which field is out and its limit. The
+// budget is the one the scenario's dry run gives (properties.Prepare,
+// inside wrap as the campaign's was; nil outside a test binary), made
+// only for a schedule past the fixed defaults (properties.PlanFor), which
+// it only widens: a replay runs no code of the scenario before its own
+// runs unless it must.
+func (f *Finding) fit(sc properties.Scenario, wrap func(func(*rapid.T)) func(*rapid.T)) error {
 	mix, err := faults.ParseMix(f.Faults)
 	if err != nil {
 		return fmt.Errorf("faults: %w", err)
@@ -361,6 +367,13 @@ func (f *Finding) fit(sc properties.Scenario) error {
 	plan, err := properties.PlanFor(sc, mix)
 	if err != nil {
 		return fmt.Errorf("faults %s: %w", echo.Quote(f.Faults), err)
+	}
+	if len(mix) > 0 && f.Schedule.Fits(mix, plan.Topology, plan.Budget) != nil {
+		p, err := properties.PrepareWith(sc, mix, properties.PrepareOptions{Wrap: wrap})
+		if err != nil {
+			return fmt.Errorf("faults %s: %w", echo.Quote(f.Faults), err)
+		}
+		plan = p.Plan()
 	}
 	if f.Lost() {
 		return nil

@@ -78,7 +78,10 @@ func (ps *plans) prepare(sc properties.Scenario, mix faults.Mix) (*properties.Pr
 	if p, ok := ps.prepared[key]; ok {
 		return p, nil
 	}
-	p, err := properties.Prepare(sc, mix)
+	// The dry run that scales the budget to the run is wrapped as the
+	// searches are, so that a controller reading the clock is measured
+	// in its bubble.
+	p, err := properties.PrepareWith(sc, mix, properties.PrepareOptions{Wrap: ps.wrap})
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,8 @@ import (
 
 // TestAWorkerPreparesEachRowOnce: the jobs of one row, and every seed of
 // each, reuse one preparation of the row's scenario and mix: after the
-// first, every seed builds the scenario just once, for its run.
+// first, every seed builds the scenario just once, for its run. The first
+// builds it twice more: its preparation, and its dry run.
 func TestAWorkerPreparesEachRowOnce(t *testing.T) {
 	sc := scenarios.ReplicaSetLevel()
 	builds := 0
@@ -25,7 +26,7 @@ func TestAWorkerPreparesEachRowOnce(t *testing.T) {
 	}
 	ps := newPlans([]properties.Scenario{sc}, nil)
 	mix := faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit}
-	for id, want := range []int{1 + 3, 3} {
+	for id, want := range []int{2 + 3, 3} {
 		before := builds
 		j := &job{ID: id, Scenario: sc.Name, Faults: mix.String(), Seeds: []uint64{uint64(3*id + 1), uint64(3*id + 2), uint64(3*id + 3)}, Budget: time.Hour}
 		seeds := 0
@@ -37,6 +38,6 @@ func TestAWorkerPreparesEachRowOnce(t *testing.T) {
 			}
 		})
 		require.Equal(t, 3, seeds)
-		assert.Equal(t, want, builds-before, "job %d: preparation, then one build per seed", id)
+		assert.Equal(t, want, builds-before, "job %d: preparation and dry run, then one build per seed", id)
 	}
 }

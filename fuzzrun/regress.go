@@ -41,7 +41,7 @@ func Fixed(path string, scenarios ...properties.Scenario) error {
 	if !ok {
 		return fmt.Errorf("finding file %s is for scenario %q, which is not among %s", path, f.Scenario, names(scenarios))
 	}
-	if err := f.fit(sc); err != nil {
+	if err := f.fit(sc, nil); err != nil {
 		return fmt.Errorf("finding file %s does not fit scenario %s: %w", path, sc.Name, err)
 	}
 	mix, _ := faults.ParseMix(f.Faults) // validated by ReadFinding

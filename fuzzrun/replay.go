@@ -30,7 +30,7 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 		fmt.Fprintf(stderr, "fuzzrun: finding file %s is for scenario %s, which this program does not have (it has: %s)\n", opts.replay, echo.Quote(f.Scenario), names(scenarios))
 		return ExitUsage
 	}
-	if err := f.fit(sc); err != nil {
+	if err := f.fit(sc, opts.host.searchWrap()); err != nil {
 		fmt.Fprintf(stderr, "fuzzrun: finding file %s does not fit scenario %s: %v\n", opts.replay, sc.Name, err)
 		return ExitUsage
 	}

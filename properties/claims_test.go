@@ -118,11 +118,14 @@ func TestReportEndsWithTheReplayCommand(t *testing.T) {
 	assert.Regexp(t, `replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults drop -seed \d+\n$`, report)
 }
 
+// TestSearchRejectsAnImpossibleMix: a rival needs declared rival
+// targets. (An edit no longer does: a scenario without edit targets
+// deletes its controllers' children, TestAnUndeclaredEditFindsAnUnwatchedChild.)
 func TestSearchRejectsAnImpossibleMix(t *testing.T) {
 	sc := scenarios.ReplicaSetEdge()
-	sc.Edits = nil
-	_, err := properties.Search(sc, faults.Mix{faults.KindEdit}, properties.SearchOptions{Test: t, Checks: 1})
-	assert.ErrorContains(t, err, "edit needs edit targets")
+	sc.Rivals = nil
+	_, err := properties.Search(sc, faults.Mix{faults.KindRival}, properties.SearchOptions{Test: t, Checks: 1})
+	assert.ErrorContains(t, err, "rival needs rival targets")
 }
 
 func TestCheckRunsUnderGoTest(t *testing.T) {

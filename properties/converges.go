@@ -56,9 +56,14 @@ type Plan struct {
 }
 
 // PlanFor builds the scenario once and checks that the mix can be drawn for
-// it. An empty mix is the control group: no faults at all.
+// it. An empty mix is the control group: no faults at all. Its budget has
+// the fixed defaults: it makes no dry run, and runs no code of the
+// scenario's controllers. Prepare's plan scales them to the scenario's
+// fault-free run, and only ever widens them (docs/design.md, "Faults",
+// "Counts and durations from the run"): a schedule that fits PlanFor's
+// plan fits Prepare's.
 func PlanFor(sc Scenario, mix faults.Mix) (Plan, error) {
-	p, err := Prepare(sc, mix)
+	p, err := prepareStatic(sc, mix)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -66,7 +71,7 @@ func PlanFor(sc Scenario, mix faults.Mix) (Plan, error) {
 }
 
 func property(sc Scenario, mix faults.Mix, cfg propConfig) func(*rapid.T) {
-	p, err := Prepare(sc, mix)
+	p, err := prepare(sc, mix, cfg.wrap)
 	if err != nil {
 		return func(t *rapid.T) { failScenario(t, "invalid scenario or fault mix: "+err.Error()) }
 	}

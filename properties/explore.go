@@ -278,7 +278,7 @@ func Explore(sc Scenario, mix faults.Mix, opts ExploreOptions) (ExploreResult, e
 	if err := opts.validate(); err != nil {
 		return ExploreResult{}, err
 	}
-	p, err := Prepare(sc, mix)
+	p, err := prepare(sc, mix, runWrap(opts.Wrap))
 	if err != nil {
 		return ExploreResult{}, err
 	}

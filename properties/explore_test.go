@@ -381,7 +381,7 @@ func TestExploreWrapsEveryExecution(t *testing.T) {
 	wrapped, err := properties.Explore(sc, dropOnly, properties.ExploreOptions{Depth: 5, Wrap: wrap})
 	require.NoError(t, err)
 	require.NotNil(t, wrapped.Counterexample)
-	assert.Equal(t, plain.Executions+2, calls)
+	assert.Equal(t, plain.Executions+3, calls, "every execution, and Prepare's dry run")
 	assert.Positive(t, wrapped.Pruned)
 	assert.Equal(t, plain.Guarantee(), wrapped.Guarantee())
 	assert.Equal(t, plain.Counterexample.Trace.Hash(), wrapped.Counterexample.Trace.Hash())

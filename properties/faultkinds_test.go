@@ -1,6 +1,8 @@
 package properties_test
 
 import (
+	"slices"
+
 	"testing"
 
 	"github.com/converge-sim/converge/controllers/replicaset"
@@ -9,6 +11,7 @@ import (
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var podDeletes = []faults.EditTarget{{Resource: replicaset.PodKind}}
@@ -111,5 +114,46 @@ func TestEachFaultKindExposesItsBug(t *testing.T) {
 func TestBrokenControllersPassWithoutFaults(t *testing.T) {
 	for _, tc := range faultKindCases() {
 		t.Run(tc.broken.Name, func(t *testing.T) { requireConverges(t, tc.broken, nil) })
+	}
+}
+
+// TestAnUndeclaredEditFindsAnUnwatchedChild: a scenario that declares no
+// edit targets is edited all the same, by deleting a child its controller
+// made (faults.OwnedChildren), and that finds a controller that never
+// hears of its pods' deletes.
+func TestAnUndeclaredEditFindsAnUnwatchedChild(t *testing.T) {
+	skipUnderRace(t)
+	sc := properties.Scenario{Name: "unmapped-pods", Build: broken.QuietWorld(broken.UnmappedPods())}
+	cx := requireFails(t, sc, faults.Mix{faults.KindEdit}, properties.GoalUnmet, 1)
+	require.Len(t, cx.Schedule, 1)
+	e, ok := cx.Schedule[0].Fault.(faults.Edit)
+	require.True(t, ok, cx.Report())
+	assert.True(t, e.Target.Owned, cx.Report())
+}
+
+// TestCorrectControllersHealDeletedChildren: the correct twins of the
+// broken controllers, in worlds that declare no edits, converge when the
+// edit fault deletes the children they made, alone and in the whole
+// healable mix (with resync; but time travel for expectations, the
+// catalog's replicaset-expectations row) or its faithful part (without
+// resync): a deleted pod is one a level-triggered controller makes again
+// (docs/design.md, "Faults", "Edits of the children controllers make").
+func TestCorrectControllersHealDeletedChildren(t *testing.T) {
+	skipUnderRace(t)
+	faithful, _ := scenarios.Healable.Split()
+	noTravel := slices.DeleteFunc(slices.Clone(scenarios.Healable), func(k faults.Kind) bool { return k == faults.KindTimeTravel })
+	for _, tc := range []struct {
+		sc  properties.Scenario
+		mix faults.Mix
+	}{
+		{properties.Scenario{Name: "reference", Build: broken.QuietWorld(replicaset.Level(replicaset.LevelOptions{Resync: 20}))}, scenarios.Healable},
+		{properties.Scenario{Name: "expectations", Build: broken.QuietWorld(replicaset.Level(replicaset.LevelOptions{Resync: 20, Expectations: true})), Invariants: []properties.Invariant{atMostOneExtra}}, noTravel},
+		{properties.Scenario{Name: "noresync", Build: broken.QuietWorld(replicaset.Level(replicaset.LevelOptions{Expectations: true}))}, faithful},
+		{properties.Scenario{Name: "primary", Build: broken.PrimaryWorld(replicaset.Level(replicaset.LevelOptions{Resync: 20}))}, scenarios.Healable},
+	} {
+		t.Run(tc.sc.Name, func(t *testing.T) {
+			requireConverges(t, tc.sc, faults.Mix{faults.KindEdit})
+			requireConverges(t, tc.sc, tc.mix)
+		})
 	}
 }

@@ -62,23 +62,24 @@ func TestAdversarialOnlyCounterexampleSaysSo(t *testing.T) {
 // TestTheFaithfulSearchHasABudgetOfItsOwn: the second search of one bug,
 // one finding gets a budget of its own (SearchOptions.FaithfulChecks), not
 // what the first search left. swallows-errors under the healable mix from
-// seed 1 first fails by a drop at run 78; the faithful search then needs
-// 17 runs to find the swallowed error. With Checks 80, what the first
-// search left (2 runs) would not be enough; the default budget (Checks
-// again) is. With FaithfulChecks 1 the finding stays adversarial, and the
+// seed 33 first fails by a drop, and the faithful search then finds the
+// swallowed error: 101 runs in both, more than the 80 of Checks, so what
+// the first search left would not have been enough; the default budget
+// (Checks again) is. (Seed 1 did this until the budget was
+// drawn from the run, docs/design.md, "Faults".) With FaithfulChecks 1 the finding stays adversarial, and the
 // report says how many faithful runs passed.
 func TestTheFaithfulSearchHasABudgetOfItsOwn(t *testing.T) {
 	skipUnderRace(t)
 	sc := properties.Scenario{Name: "swallows-errors", Build: world(broken.SwallowsErrors(), true)}
 
-	res, err := properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, Seed: 1})
+	res, err := properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, Seed: 33})
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample)
 	require.NotNil(t, res.Adversarial, "the first search fails by a drop")
 	assert.Equal(t, faults.Faithful, res.Counterexample.Class, res.Counterexample.Report())
 	assert.Greater(t, res.Runs, 80, "both searches' runs are counted")
 
-	res, err = properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, FaithfulChecks: 1, Seed: 1})
+	res, err = properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, FaithfulChecks: 1, Seed: 33})
 	require.NoError(t, err)
 	cx := res.Counterexample
 	require.NotNil(t, cx)

@@ -24,14 +24,16 @@ func countBuilds(sc *properties.Scenario) *int {
 }
 
 // TestAPreparedScenarioBuildsOnlyForItsRuns: Prepare builds the scenario
-// once; a search of it then builds one cluster per run, plus, for its
-// first PCT search, the dry run that estimates PCT's steps.
+// once, and once more for the fault-free dry run that scales the budget
+// to the run (a mix with faults; docs/design.md, "Faults"); a search of
+// it then builds one cluster per run, plus, for its first PCT search, the
+// dry run that estimates PCT's steps.
 func TestAPreparedScenarioBuildsOnlyForItsRuns(t *testing.T) {
 	sc := scenarios.ReplicaSetLevel()
 	builds := countBuilds(&sc)
 	p, err := properties.Prepare(sc, faults.Mix{faults.KindDrop, faults.KindRestart, faults.KindEdit})
 	require.NoError(t, err)
-	require.Equal(t, 1, *builds, "Prepare builds once")
+	require.Equal(t, 2, *builds, "Prepare builds once, and once for its dry run")
 	for _, tc := range []struct {
 		strategy properties.Strategy
 		seed     uint64

@@ -32,6 +32,9 @@ func (r *runner) checksPromptness() bool {
 func (r *runner) observeWrite(w model.Write) {
 	if w.Caller == model.GarbageCollector || slices.Contains(r.controllers, w.Caller) {
 		r.settledAt = r.c.Now()
+		if w.Caller != model.GarbageCollector {
+			r.controllerWrites++
+		}
 		return
 	}
 	r.disturbedAt = r.c.Now()

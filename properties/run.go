@@ -78,6 +78,12 @@ type Outcome struct {
 	// QuietFrom is the step at which quiescence began; zero when the run
 	// failed before it.
 	QuietFrom int
+	// settledAt is the time of the controllers' (or the garbage
+	// collector's) last write, controllerWrites how many writes the
+	// controllers made: what a fault-free dry run measures for the
+	// budget drawn from the run (shape.measure).
+	settledAt        model.Time
+	controllerWrites int
 	// loopCut says the run was ended by RunOptions.stopLoops before its
 	// verdict's own step: its trace is a prefix of the whole run's.
 	loopCut bool
@@ -130,6 +136,7 @@ func execute(sc Scenario, b *bounds, sched faults.Schedule, ch model.Chooser, op
 		}
 	}
 	out.FaultSteps = r.faultSteps
+	out.settledAt, out.controllerWrites = r.settledAt, r.controllerWrites
 	out.Healed = r.quietFrom > 0
 	out.timers = r.faultTimers
 	for _, t := range r.faultTimers {
@@ -210,6 +217,8 @@ type runner struct {
 	// disturbedAt is the time of the last outside write; settledAt of the
 	// last write by a controller or the garbage collector.
 	disturbedAt, settledAt model.Time
+	// controllerWrites counts the controllers' effective writes.
+	controllerWrites int
 	// healedAt is when quiescence began.
 	healedAt model.Time
 	// backlog is the number of events in flight when quiescence began,

@@ -58,7 +58,12 @@ type Scenario struct {
 	// Build returns a fresh, unstarted cluster with its controllers,
 	// actors and initial objects, configured with cfg.
 	Build func(cfg model.Config) (*model.Cluster, error)
-	// Edits lists what the edit fault may do in this scenario.
+	// Edits lists what the edit fault may do in this scenario. Without
+	// any, an edit deletes a child one of its controllers made, alive at
+	// the fault's time (faults.OwnedChildren; docs/design.md, "Faults",
+	// "Edits of the children controllers make"): a scenario whose
+	// controllers keep children as history, which they do not make
+	// again, declares its edits instead.
 	Edits []faults.EditTarget
 	// Rivals lists the fields a rival fault may fight a controller over.
 	Rivals []faults.EditTarget
@@ -83,7 +88,14 @@ type Scenario struct {
 	Monitors func(c *model.Cluster) []Invariant
 	// Budget bounds fault schedules. Zero fields take defaults: 3 faults,
 	// a horizon of twice the longest resync period (60 ticks without
-	// resync), restarts down for up to 10 ticks.
+	// resync); and, for a mix with faults, from the scenario's own
+	// fault-free run (Prepare): durations (a restart's down time, a
+	// partition) up to 10 ticks or the time its controllers take to
+	// settle, whichever is longer, apierror's count up to the writes
+	// they make (at least 3), and, in a world without actors or inputs,
+	// half the faults' times within that settle time plus the longest
+	// duration (faults.Budget.Busy). A
+	// field set here wins over the one drawn from the run.
 	Budget faults.Budget
 	// FaultSteps caps the steps of the fault phase; default 1000, enough for
 	// the clock to reach every scheduled fault in the reference scenarios.
@@ -139,7 +151,7 @@ func (sc *Scenario) Validate() error {
 			errs = append(errs, fmt.Errorf("scenario %q: invariant %d needs a Name and a Check", sc.Name, i))
 		}
 	}
-	if sc.Budget.MaxFaults < 0 || sc.Budget.Horizon < 0 || sc.Budget.MaxDown < 0 {
+	if sc.Budget.MaxFaults < 0 || sc.Budget.Horizon < 0 || sc.Budget.MaxDown < 0 || sc.Budget.MaxFailures < 0 || sc.Budget.Busy < 0 {
 		errs = append(errs, fmt.Errorf("scenario %q: negative budget %+v", sc.Name, sc.Budget))
 	}
 	if sc.RunTimeout < 0 {

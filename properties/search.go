@@ -256,7 +256,7 @@ var (
 // returned, since it is a bug real clusters trigger; the adversarial one is
 // kept apart in SearchResult.Adversarial.
 func Search(sc Scenario, mix faults.Mix, opts SearchOptions) (*SearchResult, error) {
-	p, err := Prepare(sc, mix)
+	p, err := prepare(sc, mix, runWrap(opts.Wrap))
 	if err != nil {
 		return nil, err
 	}

@@ -361,6 +361,17 @@ func (p *Prepared) nudge(sched faults.Schedule, rng *rand.Rand) faults.Schedule 
 	return out
 }
 
+// timeSpan is the end of the span a mutant's fault time is drawn afresh
+// in: the budget's Busy time or its Horizon, on a coin flip, as the
+// mix's generator draws a fault's time (faults.Budget.Busy).
+func (p *Prepared) timeSpan(rng *rand.Rand) int64 {
+	b := p.plan.Budget
+	if b.Busy > 0 && b.Busy < b.Horizon && rng.IntN(2) == 0 {
+		return int64(b.Busy)
+	}
+	return int64(b.Horizon)
+}
+
 // rapidChecks is rapid's number of checks (-rapid.checks), which a search
 // without Checks makes.
 func rapidChecks() int {
@@ -497,7 +508,7 @@ func (p *Prepared) mutate(e, other coverageRun, rng *rand.Rand) coverageRun {
 				i := rng.IntN(len(sched))
 				at := int64(sched[i].At)
 				if rng.IntN(2) == 0 {
-					at = rng.Int64N(horizon + 1)
+					at = rng.Int64N(p.timeSpan(rng) + 1)
 				} else {
 					d := 1 + rng.Int64N(horizon/8+1)
 					if rng.IntN(2) == 0 {

@@ -27,10 +27,11 @@ func All() []Class {
 // catalog scenario does not already run (PollsThenGivesUp and
 // DeletesByName are catalog rows). A controller exposed by a fault runs
 // under every healable fault its world supports (the whole mix a user
-// would declare: Healable, without edit where the world has no edit
-// targets), not only the kind its doc comment names, which is its
-// targeted mix (Class.Targeted); one that breaks a property with no fault
-// runs with none, as its property's test declares.
+// would declare: Healable; where the world declares no edit targets, its
+// edits delete the children the controllers made), not only the kind its
+// doc comment names, which is its targeted mix (Class.Targeted); one that
+// breaks a property with no fault runs with none, as its property's test
+// declares.
 func Broken() []Class {
 	reference := func(name string, ctrl model.Controller) properties.Scenario {
 		return properties.Scenario{Name: name, Build: broken.QuietWorld(ctrl)}
@@ -80,14 +81,12 @@ func Catalog() []Class {
 }
 
 // HealableFor is the whole mix a scenario whose bug a fault exposes is
-// declared against: every healable fault (scenarios.Healable), without
-// edit when the scenario has no edit targets.
-func HealableFor(sc properties.Scenario) faults.Mix {
-	mix := slices.Clone(scenarios.Healable)
-	if len(sc.Edits) == 0 {
-		mix = slices.DeleteFunc(mix, func(k faults.Kind) bool { return k == faults.KindEdit })
-	}
-	return mix
+// declared against: every healable fault (scenarios.Healable). A scenario
+// that declares no edit targets is edited too: its edits delete children
+// its controllers made (faults.OwnedChildren, which Prepare gives it;
+// docs/design.md, "Faults", "Edits of the children controllers make").
+func HealableFor(properties.Scenario) faults.Mix {
+	return slices.Clone(scenarios.Healable)
 }
 
 // atMostOneExtra is "at most replicas+1 pods per ReplicaSet".

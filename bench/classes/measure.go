@@ -145,7 +145,11 @@ func MeasureWith(t *testing.T, c Class, seeds []uint64, s properties.Strategy) (
 	if c.Fails == "" {
 		return Result{}, fmt.Errorf("class %s declares no verdict to fail with", c.Name)
 	}
-	p, err := properties.Prepare(c.Scenario, c.Faults)
+	var popts properties.PrepareOptions
+	if c.Bubble {
+		popts.Wrap = properties.InBubble(t)
+	}
+	p, err := properties.PrepareWith(c.Scenario, c.Faults, popts)
 	if err != nil {
 		return Result{}, fmt.Errorf("class %s: %w", c.Name, err)
 	}

@@ -26,7 +26,9 @@ func world(t *testing.T) kvstore.World {
 // the memo counts of its reference runs.
 func search(t *testing.T, sc properties.Scenario, mix faults.Mix, checks int) (*properties.SearchResult, properties.MemoStats) {
 	t.Helper()
-	p, err := properties.Prepare(sc, mix)
+	// The dry run that scales the budget to the run reads the clock in a
+	// bubble too.
+	p, err := properties.PrepareWith(sc, mix, properties.PrepareOptions{Wrap: properties.InBubble(t)})
 	require.NoError(t, err)
 	res, err := p.Search(properties.SearchOptions{Test: t, Checks: checks, Seed: 1, Wrap: properties.InBubble(t)})
 	require.NoError(t, err)
