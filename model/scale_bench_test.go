@@ -8,6 +8,7 @@ import (
 
 	"github.com/converge-sim/converge/actors"
 	"github.com/converge-sim/converge/controllers/replicaset"
+	"github.com/converge-sim/converge/internal/cputime"
 	"github.com/converge-sim/converge/model"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkStepCost(b *testing.B) {
 			b.ReportAllocs()
 			spent := map[model.ActionKind]time.Duration{}
 			count := map[model.ActionKind]int{}
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for i := 0; b.Loop(); i++ {
 				acts = c.Enabled(acts[:0])
 				inside = inside[:0]
@@ -87,7 +88,7 @@ func BenchmarkStepCost(b *testing.B) {
 				spent[a.Kind] += time.Since(start)
 				count[a.Kind]++
 			}
-			cpu = cpuTime() - cpu
+			cpu = cputime.Process() - cpu
 			b.ReportMetric(float64(c.Server().Count(replicaset.PodKind)), "pods")
 			if cpu > 0 {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/cputime"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 	"github.com/converge-sim/converge/scenarios"
@@ -24,7 +25,7 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 	}
 	steps := 0
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for i := 0; b.Loop(); i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 1))
 		out, err := properties.Execute(sc, randomSchedule(i, plan, mix), prng{r}, properties.RunOptions{DiscardTrace: true})
@@ -33,7 +34,7 @@ func BenchmarkSimulatorSteps(b *testing.B) {
 		}
 		steps += out.Cluster.Steps()
 	}
-	cpu = cpuTime() - cpu
+	cpu = cputime.Process() - cpu
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
 	if cpu > 0 {

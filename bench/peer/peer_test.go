@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/converge-sim/converge/internal/cputime"
 	"github.com/converge-sim/converge/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +35,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 		}
 		b.ReportAllocs()
 		i := int64(0)
-		cpu := cpuTime()
+		cpu := cputime.Process()
 		for b.Loop() {
 			got, err := s.Get("Pod", "default", "web-1")
 			if err != nil {
@@ -46,7 +47,7 @@ func BenchmarkGetUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpuTime()-cpu)
+		reportCPU(b, cputime.Process()-cpu)
 	})
 	b.Run("controller-runtime-fake-plain-tracker", func(b *testing.B) {
 		scheme := clientgoscheme.Scheme
@@ -73,7 +74,7 @@ func benchFake(b *testing.B, builder *fake.ClientBuilder) {
 	key := types.NamespacedName{Namespace: "default", Name: "web-1"}
 	b.ReportAllocs()
 	i := int64(0)
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		var got corev1.Pod
 		if err := c.Get(ctx, key, &got); err != nil {
@@ -85,7 +86,7 @@ func benchFake(b *testing.B, builder *fake.ClientBuilder) {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpuTime()-cpu)
+	reportCPU(b, cputime.Process()-cpu)
 }
 
 // reportCPU reports the loop's CPU time per op, when the platform gives it.
