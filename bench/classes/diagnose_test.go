@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -32,21 +31,10 @@ var (
 	diagnoseSwarm  = flag.Bool("converge.swarm", false, "TestDiagnoseBudgets: draw swarm schedules (Budget.Swarm)")
 )
 
-// halfSettle chooses as rapid's draws mostly do: 0 (let the cluster
-// settle, or the first action) half the time, else any action.
-type halfSettle struct{ r *rand.Rand }
-
-func (h halfSettle) Choose(n int, _ string) int {
-	if h.r.IntN(2) == 0 {
-		return 0
-	}
-	return h.r.IntN(n)
-}
-
-func choices(run int) model.Chooser { return halfSettle{rand.New(rand.NewPCG(uint64(run), 7))} }
+func choices(run int) model.Chooser { return classes.HalfSettle(uint64(run)) }
 
 // TestDiagnoseSwallowedFailures runs ignores-conflicts outside rapid
-// (schedules from the mix's generator, choices from halfSettle) and
+// (schedules from the mix's generator, choices from classes.HalfSettle) and
 // classifies each run by its verdict and by what brought the controller
 // back after a reconcile that swallowed a failed write: an event or its
 // own write, or a resync alone, inside the fault phase or after the heal.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -25,19 +24,8 @@ var (
 	diagnoseMix = flag.String("converge.mix", "", "the mix instead of the class's whole mix")
 )
 
-// halfSettle chooses as rapid's draws mostly do: 0 half the time, else
-// any action.
-type halfSettle struct{ r *rand.Rand }
-
-func (h halfSettle) Choose(n int, _ string) int {
-	if h.r.IntN(2) == 0 {
-		return 0
-	}
-	return h.r.IntN(n)
-}
-
 // TestDiagnoseReplacingSync runs replacing-sync outside rapid (schedules
-// from the mix's generator, choices from halfSettle) and classifies each
+// from the mix's generator, choices from classes.HalfSettle) and classifies each
 // run by whether its schedule holds a crash of gitops in the middle of a
 // reconcile (a restart after one or two writes), how many other faults
 // it has, and its verdict.
@@ -61,7 +49,7 @@ func TestDiagnoseReplacingSync(t *testing.T) {
 	counts := map[string]int{}
 	for run := range *diagnose {
 		sched := gen.Example(run)
-		out, err := properties.Execute(c.Scenario, sched, halfSettle{rand.New(rand.NewPCG(uint64(run), 7))}, properties.RunOptions{})
+		out, err := properties.Execute(c.Scenario, sched, classes.HalfSettle(uint64(run)), properties.RunOptions{})
 		require.NoError(t, err)
 		verdict := "converged"
 		if out.Failure != nil {
