@@ -294,6 +294,13 @@ func (p *Prepared) redrawDeletions(fr failingRun, choices []int, seed uint64, op
 // targetedShrink.
 const targetedChecks = 60
 
+// fewerChecks is the number of runs of targetedShrink's search under each
+// of the schedule's own kinds when it looks for fewer faults: a single
+// fault of that kind alone is rarer to draw than the kind's pairs (of 3
+// unmapped-pods schedules of two faults, 60 runs under each kind cut
+// none, 300 cut all three).
+const fewerChecks = 300
+
 // targetedShrink looks, for a failing run with faults, for a smaller
 // counterexample with the same property and verdict where rapid finds one
 // fastest: a rapid search, from the same seed, under each kind of the
@@ -315,10 +322,10 @@ const targetedChecks = 60
 // pair deletion cannot cut is often one fault whose time or parameters
 // the other stood in for (a Pod deleted at t=0 twice where once at t=51
 // fails); rapid, searching and shrinking one kind alone, finds that one.
-// The schedule's own kinds are searched first, then the mix's others
-// (the same property failing with the same verdict, as rapid's own
-// shrinking accepts), faithful kinds before adversarial ones at each
-// stage, so that an adversarial pair a faithful fault also fails becomes
+// The schedule's own kinds are searched first, fewerChecks runs each,
+// then the mix's others, targetedChecks each (the same property failing
+// with the same verdict, as rapid's own shrinking accepts), faithful
+// kinds before adversarial ones at each stage, so that an adversarial pair a faithful fault also fails becomes
 // faithful. A kind that is the whole mix is searched again too: at most
 // one fault less, it is another search than the one that found fr.
 //
@@ -335,6 +342,7 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 		}
 	}
 	slices.Sort(kinds)
+	own := kinds
 	if fewer {
 		faithful, adversarial := kinds.Split()
 		rest := slices.DeleteFunc(slices.Clone(p.mix), func(k faults.Kind) bool { return slices.Contains(kinds, k) })
@@ -354,7 +362,11 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 		if err != nil {
 			continue // a kind the topology cannot draw alone
 		}
-		o := SearchOptions{Checks: targetedChecks, Seed: seed, Logger: opts.Logger, RunTimeout: opts.RunTimeout, Wrap: opts.Wrap, ShrinkTime: opts.ShrinkTime, Test: opts.Test}
+		checks := targetedChecks
+		if fewer && slices.Contains(own, k) {
+			checks = fewerChecks
+		}
+		o := SearchOptions{Checks: checks, Seed: seed, Logger: opts.Logger, RunTimeout: opts.RunTimeout, Wrap: opts.Wrap, ShrinkTime: opts.ShrinkTime, Test: opts.Test}
 		res, err := sub.searchOnce(o, func(uint64) string { return "" })
 		if err != nil {
 			return fr, choices, runs, err
