@@ -17,7 +17,8 @@ import (
 // (the partition stands in for the writes the count misses). A search
 // under each kind alone, at most one fault, finds the same verdict with
 // the apierror alone, failing 6 writes. The finding replays from its
-// schedule and choices, trace for trace.
+// schedule and choices, trace for trace, and the seed searched again
+// finds it again.
 func TestAPairDeletionCannotCutShrinksToOneFault(t *testing.T) {
 	c := class(t, "max-retries")
 	p, err := properties.PrepareWith(c.Scenario, c.Faults, properties.PrepareOptions{})
@@ -36,6 +37,12 @@ func TestAPairDeletionCannotCutShrinksToOneFault(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, diverged)
 	assert.Equal(t, cx.Trace.Hash(), out.Cluster.Trace().Hash(), "the finding replays from its file")
+
+	again, err := p.Search(properties.SearchOptions{Checks: classes.Budget, Seed: 17, Test: t})
+	require.NoError(t, err)
+	require.NotNil(t, again.Counterexample)
+	assert.Equal(t, cx.Schedule, again.Counterexample.Schedule, "the seed shrinks to the same schedule again")
+	assert.Equal(t, cx.Trace.Hash(), again.Counterexample.Trace.Hash(), "the seed's finding is the same run again")
 }
 
 // class returns the class of the core benchmark named name.
