@@ -230,6 +230,23 @@ func (sh *shape) under(mix faults.Mix) (*Prepared, error) {
 	return p, nil
 }
 
+// underAtMost prepares the shape's scenario under mix with schedules of
+// at most maxFaults faults (at least one): a schedule it draws fits the
+// shape's own budget too.
+func (sh *shape) underAtMost(mix faults.Mix, maxFaults int) (*Prepared, error) {
+	b := sh.b.budget
+	b.MaxFaults = max(1, min(b.MaxFaults, maxFaults))
+	p := &Prepared{shape: sh, mix: mix, plan: Plan{Topology: sh.topology, Budget: b}}
+	if len(mix) == 0 {
+		return p, nil
+	}
+	if err := faults.Check(mix, p.plan.Topology, p.plan.Budget); err != nil {
+		return nil, err
+	}
+	p.gen = faults.Schedules(mix, p.plan.Topology, p.plan.Budget)
+	return p, nil
+}
+
 // Plan returns the topology and budget schedules are drawn with.
 func (p *Prepared) Plan() Plan { return p.plan }
 

@@ -405,6 +405,18 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 	if err != nil {
 		return nil, err
 	}
+	if len(fr.schedule) > 1 && fr.out.Failure.Verdict != Hang && !opts.Strategy.PCT() {
+		// Deletion keeps a fault when the failure needs it with the
+		// others' parameters as drawn; a search under each kind alone
+		// may find the same failure with one fault (docs/design.md,
+		// "Faults rapid cannot delete").
+		var runs int
+		fr, choices, runs, err = p.targetedShrink(fr, choices, seed, opts, true)
+		deletions += runs
+		if err != nil {
+			return nil, err
+		}
+	}
 	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
 	return res, nil
 }

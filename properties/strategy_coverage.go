@@ -226,7 +226,7 @@ func (p *Prepared) coverageCounterexample(minimal *Outcome, choices []int, seed 
 		if err != nil {
 			return nil, err
 		}
-		fr, choices, runs, err = p.targetedShrink(fr, choices, seed, opts)
+		fr, choices, runs, err = p.targetedShrink(fr, choices, seed, opts, false)
 		deletions += runs
 		if err != nil {
 			return nil, err
@@ -294,19 +294,43 @@ func (p *Prepared) redrawDeletions(fr failingRun, choices []int, seed uint64, op
 // targetedShrink.
 const targetedChecks = 60
 
+// fewerChecks is the number of runs of targetedShrink's search under each
+// of the schedule's own kinds when it looks for fewer faults: a single
+// fault of that kind alone is rarer to draw than the kind's pairs (of 3
+// unmapped-pods schedules of two faults, 60 runs under each kind cut
+// none, 300 cut all three).
+const fewerChecks = 300
+
 // targetedShrink looks, for a failing run with faults, for a smaller
 // counterexample with the same property and verdict where rapid finds one
 // fastest: a rapid search, from the same seed, under each kind of the
 // run's schedule alone (the targeted mix, which finds each benchmark class
-// in a few runs with one fault), shrunk by rapid. A counterexample with no
-// more faults is adopted: its schedule fits the whole mix, its choices
-// replay it, and rapid has shrunk each fault's parameters too (a time
+// in a few runs with one fault), shrunk by rapid. Its schedule fits the
+// whole mix, and its choices replay it.
+//
+// The coverage-guided search (fewer false) adopts a counterexample with
+// no more faults: rapid has shrunk each fault's parameters too (a time
 // travel's distance, a restart's down time), which deletion does not, so
 // that one bug found from many mutants has one shrunk schedule and is one
 // finding (fuzzrun's key is the schedule's signature; a 10-minute
-// campaign before this kept 667 files of one time-travel bug). It
-// returns the run, its choices and the runs it made.
-func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opts SearchOptions) (failingRun, []int, int, error) {
+// campaign before this kept 667 files of one time-travel bug).
+//
+// The random search (fewer true) runs it only on a schedule deletion left
+// with two faults or more, and searches for fewer faults outright: each
+// search draws at most one fault less than fr has, so what it finds has
+// fewer, and is adopted unless it is adversarial where fr is faithful. A
+// pair deletion cannot cut is often one fault whose time or parameters
+// the other stood in for (a Pod deleted at t=0 twice where once at t=51
+// fails); rapid, searching and shrinking one kind alone, finds that one.
+// The schedule's own kinds are searched first, fewerChecks runs each,
+// then the mix's others, targetedChecks each (the same property failing
+// with the same verdict, as rapid's own shrinking accepts), faithful
+// kinds before adversarial ones at each stage, so that an adversarial pair a faithful fault also fails becomes
+// faithful. A kind that is the whole mix is searched again too: at most
+// one fault less, it is another search than the one that found fr.
+//
+// It returns the run, its choices and the runs it made.
+func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opts SearchOptions, fewer bool) (failingRun, []int, int, error) {
 	if len(fr.schedule) == 0 {
 		return fr, choices, 0, nil
 	}
@@ -318,13 +342,31 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 		}
 	}
 	slices.Sort(kinds)
+	own := kinds
+	if fewer {
+		faithful, adversarial := kinds.Split()
+		rest := slices.DeleteFunc(slices.Clone(p.mix), func(k faults.Kind) bool { return slices.Contains(kinds, k) })
+		slices.Sort(rest)
+		restFaithful, restAdversarial := rest.Split()
+		kinds = slices.Concat(faithful, adversarial, restFaithful, restAdversarial)
+	}
 	runs := 0
 	for _, k := range kinds {
-		sub, err := p.shape.under(faults.Mix{k})
+		var sub *Prepared
+		var err error
+		if fewer {
+			sub, err = p.shape.underAtMost(faults.Mix{k}, len(fr.schedule)-1)
+		} else {
+			sub, err = p.shape.under(faults.Mix{k})
+		}
 		if err != nil {
 			continue // a kind the topology cannot draw alone
 		}
-		o := SearchOptions{Checks: targetedChecks, Seed: seed, Logger: opts.Logger, RunTimeout: opts.RunTimeout, Wrap: opts.Wrap, ShrinkTime: opts.ShrinkTime, Test: opts.Test}
+		checks := targetedChecks
+		if fewer && slices.Contains(own, k) {
+			checks = fewerChecks
+		}
+		o := SearchOptions{Checks: checks, Seed: seed, Logger: opts.Logger, RunTimeout: opts.RunTimeout, Wrap: opts.Wrap, ShrinkTime: opts.ShrinkTime, Test: opts.Test}
 		res, err := sub.searchOnce(o, func(uint64) string { return "" })
 		if err != nil {
 			return fr, choices, runs, err
@@ -335,7 +377,16 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 			continue
 		}
 		runs += cx.DeletionRuns
-		if f := cx.Failure; f.Property == want.Property && f.Verdict == want.Verdict && len(cx.Schedule) <= len(fr.schedule) {
+		f := cx.Failure
+		if f.Property != want.Property || f.Verdict != want.Verdict {
+			continue
+		}
+		adopt := len(cx.Schedule) <= len(fr.schedule)
+		if fewer {
+			adopt = len(cx.Schedule) < len(fr.schedule) &&
+				!(cx.Schedule.Class() == faults.Adversarial && fr.schedule.Class() == faults.Faithful)
+		}
+		if adopt {
 			fr, choices = failingRun{out: cx.minimal, schedule: cx.Schedule}, cx.Choices
 			if len(fr.schedule) < 2 {
 				break
