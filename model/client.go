@@ -119,10 +119,9 @@ func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
 }
 
 func (cl *client) PeekList(kind string, opts ListOptions) ([]*Object, error) {
-	return cl.cachedList(kind, opts, func(o *Object) *Object {
-		cl.ctl.c.lend(cl.ctl.spec.Name, o)
-		return o
-	})
+	out, err := cl.cachedList(kind, opts, func(o *Object) *Object { return o })
+	cl.ctl.c.lendAll(cl.ctl.spec.Name, out)
+	return out, err
 }
 
 func (cl *client) Get(kind, namespace, name string) (*Object, error) {
