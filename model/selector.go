@@ -43,20 +43,15 @@ func (s Selector) String() string {
 // spec has no selector, an empty one, or one with matchExpressions, which
 // an equality-based Selector cannot state.
 func SpecSelector(o *Object) (sel Selector, ok bool) {
-	const (
-		root        = "selector"
-		matchLabels = "selector.matchLabels"
-		expressions = "selector.matchExpressions"
-	)
 	var labels, plain Selector
 	for path, v := range o.Spec.All() {
-		if strings.HasPrefix(path, expressions) {
+		if strings.HasPrefix(path, selectorExpressions) {
 			return nil, false
 		}
 		value, isString := v.(string)
-		if k, ok := KeyUnder(path, matchLabels); ok && isString {
+		if k, ok := KeyUnder(path, selectorMatchLabels); ok && isString {
 			labels = labels.with(k, value)
-		} else if k, ok := KeyUnder(path, root); ok && isString {
+		} else if k, ok := KeyUnder(path, selectorRoot); ok && isString {
 			plain = plain.with(k, value)
 		}
 	}
@@ -69,7 +64,51 @@ func SpecSelector(o *Object) (sel Selector, ok bool) {
 	return nil, false
 }
 
-// with sets key k to v, making the selector first if it is nil.
+// The spec paths of a workload's selector (SpecSelector).
+const (
+	selectorRoot        = "selector"
+	selectorMatchLabels = "selector.matchLabels"
+	selectorExpressions = "selector.matchExpressions"
+)
+
+// SpecSelectorLabels returns the labels SpecSelector's selector holds, ok
+// as SpecSelector's: the labels a workload gives the pods it creates. It
+// builds the sorted pairs directly, without the map: a ReplicaSet's
+// controller builds them for every pod it creates (BENCHMARKS.md, "Sixth
+// round"). Of two paths naming one key (".app" and "[\"app\"]") the later
+// in path order wins, as in SpecSelector.
+func SpecSelectorLabels(o *Object) (Labels, bool) {
+	var labels, plain []label
+	for path, v := range o.Spec.All() {
+		if strings.HasPrefix(path, selectorExpressions) {
+			return Labels{}, false
+		}
+		value, isString := v.(string)
+		if k, ok := KeyUnder(path, selectorMatchLabels); ok && isString {
+			labels = append(labels, label{k, value})
+		} else if k, ok := KeyUnder(path, selectorRoot); ok && isString {
+			plain = append(plain, label{k, value})
+		}
+	}
+	kv := labels
+	if len(kv) == 0 {
+		kv = plain
+	}
+	if len(kv) == 0 {
+		return Labels{}, false
+	}
+	slices.SortStableFunc(kv, byKey)
+	// Keep the last of each run of equal keys, in place.
+	out := kv[:0]
+	for i, l := range kv {
+		if i+1 < len(kv) && kv[i+1].key == l.key {
+			continue
+		}
+		out = append(out, l)
+	}
+	return Labels{kv: out}, true
+}
+
 func (s Selector) with(k, v string) Selector {
 	if s == nil {
 		s = Selector{}

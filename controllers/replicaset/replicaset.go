@@ -73,11 +73,12 @@ func NewPod(rs *model.Object) *model.Object {
 	if image := rs.Spec.Str(TemplateImagePath); image != "" {
 		spec = PodSpec(image)
 	}
+	labels, _ := model.SpecSelectorLabels(rs) // none without a selector, as NewLabels(Selector(rs))
 	return &model.Object{
 		Kind:            PodKind,
 		Namespace:       rs.Namespace,
 		GenerateName:    rs.Name + "-",
-		Labels:          model.NewLabels(Selector(rs)),
+		Labels:          labels,
 		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
 		Spec:            spec,
 	}
