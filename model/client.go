@@ -119,9 +119,10 @@ func (cl *client) Peek(kind, namespace, name string) (*Object, error) {
 }
 
 func (cl *client) PeekList(kind string, opts ListOptions) ([]*Object, error) {
-	out, err := cl.cachedList(kind, opts, func(o *Object) *Object { return o })
-	cl.ctl.c.lendAll(cl.ctl.spec.Name, out)
-	return out, err
+	return cl.cachedList(kind, opts, func(o *Object) *Object {
+		cl.ctl.c.lend(cl.ctl.spec.Name, o)
+		return o
+	})
 }
 
 func (cl *client) Get(kind, namespace, name string) (*Object, error) {

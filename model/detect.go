@@ -52,14 +52,7 @@ type snapshot struct {
 }
 
 func newSnapshot(o *Object) *snapshot {
-	s := new(snapshot)
-	s.fill(o)
-	return s
-}
-
-// fill makes s the copy of o.
-func (s *snapshot) fill(o *Object) {
-	s.of, s.meta = o, *o
+	s := &snapshot{of: o, meta: *o}
 	s.meta.key, s.meta.writer, s.meta.snap = "", "", nil // as DeepCopy
 	s.meta.Finalizers = slices.Clone(o.Finalizers)
 	if len(o.OwnerReferences) <= len(s.ownerRoom) && o.OwnerReferences != nil {
@@ -71,6 +64,7 @@ func (s *snapshot) fill(o *Object) {
 		s.deletion = *o.DeletionTimestamp
 		s.meta.DeletionTimestamp = &s.deletion
 	}
+	return s
 }
 
 // matches reports whether o still equals the snapshot, field by field.
@@ -102,38 +96,6 @@ func (c *Cluster) lend(controller string, o *Object) {
 		o.snap = snap
 	}
 	c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: snap})
-}
-
-// lendAll lends every object of a list. The copies the list still needs
-// are made in one array, in the list's order: the next list of the same
-// objects (a controller lists its owner's pods on every reconcile) reads
-// them one after another, where the memory's prefetcher follows, instead
-// of one cold allocation per object (BENCHMARKS.md, "Sixth round"). The
-// array lives while any of its copies does.
-func (c *Cluster) lendAll(controller string, objs []*Object) {
-	need := 0
-	for _, o := range objs {
-		if snap := o.snap; snap == nil || snap.of != o {
-			need++
-		}
-	}
-	var room []snapshot
-	if need > 1 {
-		room = make([]snapshot, need)
-	}
-	for _, o := range objs {
-		snap := o.snap
-		if snap == nil || snap.of != o {
-			if len(room) > 0 {
-				snap, room = &room[0], room[1:]
-				snap.fill(o)
-			} else {
-				snap = newSnapshot(o)
-			}
-			o.snap = snap
-		}
-		c.lent = append(c.lent, lent{controller: controller, object: o, snapshot: snap})
-	}
 }
 
 // checkLent compares every object lent during the step with its copy. The

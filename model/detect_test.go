@@ -2,7 +2,6 @@ package model
 
 import (
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,42 +132,4 @@ func TestLentVersionMadeByStructCopyGetsItsOwnCopy(t *testing.T) {
 	assert.Equal(t, "v2", v2.Spec.Str("image"))
 	assert.Equal(t, "web", v2.Labels.Value("app"), "restored")
 	assert.Equal(t, "web", v1.Labels.Value("app"))
-}
-
-// TestAListsCopiesAreMadeInOneArray checks that the detector's copies of a
-// list's objects that have none yet are made side by side in one array,
-// in the list's order, and that an object that already has its copy keeps
-// it (Cluster.lendAll).
-func TestAListsCopiesAreMadeInOneArray(t *testing.T) {
-	c := NewCluster(Config{})
-	var objs []*Object
-	for _, name := range []string{"a", "b", "c", "d"} {
-		objs = append(objs, pod(name))
-	}
-	c.lend("ctl", objs[1]) // b has its copy already
-	kept := objs[1].snap
-	c.checkLent()
-
-	c.lendAll("ctl", objs)
-	require.Len(t, c.lent, 4)
-	assert.Same(t, kept, objs[1].snap, "a copy of the same version is kept")
-	room := unsafe.Sizeof(snapshot{})
-	for i, pair := range [][2]*Object{{objs[0], objs[2]}, {objs[2], objs[3]}} {
-		gap := uintptr(unsafe.Pointer(pair[1].snap)) - uintptr(unsafe.Pointer(pair[0].snap))
-		assert.Equal(t, room, gap, "copies %d and %d are neighbours", i, i+1)
-	}
-	for i, o := range objs {
-		assert.Same(t, o, o.snap.of)
-		assert.Same(t, o.snap, c.lent[i].snapshot)
-	}
-	c.checkLent()
-	assert.Nil(t, c.CacheMutation())
-
-	c.lendAll("ctl", objs)
-	objs[2].Spec.Set("image", "v8") // mutated after the lend
-	c.checkLent()
-	m := c.CacheMutation()
-	require.NotNil(t, m)
-	assert.Equal(t, "c", m.Object.Name)
-	assert.Equal(t, "v1", objs[2].Spec.Str("image"), "restored from its copy in the array")
 }
