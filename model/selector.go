@@ -109,6 +109,7 @@ func SpecSelectorLabels(o *Object) (Labels, bool) {
 	return Labels{kv: out}, true
 }
 
+// with sets key k to v, making the selector first if it is nil.
 func (s Selector) with(k, v string) Selector {
 	if s == nil {
 		s = Selector{}
