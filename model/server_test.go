@@ -329,3 +329,22 @@ func TestWritesGiveTheCallerNormalizedFields(t *testing.T) {
 	require.NoError(t, s.UpdateStatus("test", p))
 	assert.Equal(t, int64(1), p.Status.Int("ready"))
 }
+
+// TestAFreshHistoryHasRoomForAShortRun checks that a new server's history
+// takes a short run's events without growing: a search builds a server
+// per run (BENCHMARKS.md, "Sixth round").
+func TestAFreshHistoryHasRoomForAShortRun(t *testing.T) {
+	s, _ := newTestServer(1000)
+	p := pod("a")
+	require.NoError(t, s.Create("test", p))
+	start := &s.history[:1][0]
+	for i := range initialHistory - 1 {
+		p.Spec.Set("n", int64(i))
+		require.NoError(t, s.Update("test", p))
+	}
+	require.Len(t, s.history, initialHistory)
+	assert.Same(t, start, &s.history[:1][0], "the history did not grow")
+
+	small, _ := newTestServer(4)
+	assert.Equal(t, 8, cap(small.history), "no more room than two windows, where it compacts")
+}
