@@ -53,7 +53,7 @@ func TestProbeCronjobShrink(t *testing.T) {
 			t.Logf("seed %d: passed %d runs", seed, res.Runs)
 			continue
 		}
-		t.Logf("seed %d: %s after %d runs; rapid's schedule %v; deletion and the pass: %d runs; schedule %v; %d choices", seed, cx.Failure.Verdict, res.Runs, cx.Shrunk, cx.DeletionRuns, cx.Schedule, len(cx.Choices))
+		t.Logf("seed %d: %s after %d runs; rapid's schedule %v; deletion and the pass: %d runs, the pass %d of %d; schedule %v; %d choices", seed, cx.Failure.Verdict, res.Runs, cx.Shrunk, cx.DeletionRuns, cx.FewerRuns, cx.FewerBudget, cx.Schedule, len(cx.Choices))
 	}
 }
 
