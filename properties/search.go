@@ -431,6 +431,7 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 		var runs int
 		budget = fewerBudget(made+deletions, opts.fewerCap)
 		opts.fewerCap = budget
+
 		fr, choices, runs, err = p.targetedShrink(fr, choices, seed, opts, true)
 		deletions += runs
 		fewerRuns = runs
