@@ -380,25 +380,32 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 	name := p.shape.sc.Name + "/" + p.mix.String()
 	from := len(fr.schedule)
 	runs := 0
+	// In the search for fewer faults, the turn of one of the faults moved
+	// (oneMoved) comes after the own kinds', before the others'.
+	const moveOne faults.Kind = ""
 	if fewer {
-		limit := min(movedRuns, budget)
-		if opts.Progress != nil {
-			_, _ = fmt.Fprintf(opts.Progress, "converge: %s: fewer faults than deletion leaves (%s): one of them moved, up to %d runs; %d of the pass's %d runs left\n",
-				name, plural(len(fr.schedule), "fault"), limit, budget, budget)
-		}
-		moved, movedChoices, n, err := p.oneMoved(fr, seed, limit, opts)
-		runs += n
-		if err != nil {
-			return fr, choices, runs, err
-		}
-		if moved != nil {
-			fr, choices = *moved, movedChoices
-			kinds = nil
-		}
+		kinds = slices.Insert(kinds, len(own), moveOne)
 	}
 	for _, k := range kinds {
 		if fewer && runs >= budget {
 			break
+		}
+		if k == moveOne {
+			limit := min(movedRuns, budget-runs)
+			if opts.Progress != nil {
+				_, _ = fmt.Fprintf(opts.Progress, "converge: %s: fewer faults than deletion leaves (%s): one of them moved, up to %d runs; %d of the pass's %d runs left\n",
+					name, plural(len(fr.schedule), "fault"), limit, budget-runs, budget)
+			}
+			one, oneChoices, n, err := p.oneMoved(fr, seed, limit, opts)
+			runs += n
+			if err != nil {
+				return fr, choices, runs, err
+			}
+			if one != nil {
+				fr, choices = *one, oneChoices
+				break
+			}
+			continue
 		}
 		var sub *Prepared
 		var err error
