@@ -257,12 +257,13 @@ const movedRuns = 100
 // "Fewer faults than deletion leaves"). Its candidates are each fault of
 // fr's schedule alone, at each time a step of the failing run was at up
 // to the failure or a fault of it struck, lasting as long as it did, as
-// long as each other fault did, or until each other fault ended. They
-// take turns, a run each, the first turn with every choice 0 and the
-// others with choices drawn from the seed as rapid distributes them
-// (coverageChooser), until one fails as fr does or limit runs are made. A
-// candidate adversarial where fr is faithful is not tried. It returns
-// the run adopted, if any, its choices and the runs it made.
+// long as the budget allows, or until each other fault ended, faithful
+// faults first. They take turns, a run each, the first turn with every
+// choice 0 and the others with choices drawn from the seed as rapid
+// distributes them (coverageChooser), until one fails as fr does or
+// limit runs are made. A candidate adversarial where fr is faithful is
+// not tried. It returns the run adopted, if any, its choices and the
+// runs it made.
 func (p *Prepared) oneMoved(fr failingRun, seed uint64, limit int, opts SearchOptions) (*failingRun, []int, int, error) {
 	want := fr.out.Failure
 	times := map[model.Time]bool{}
@@ -276,9 +277,20 @@ func (p *Prepared) oneMoved(fr failingRun, seed uint64, limit int, opts SearchOp
 	}
 	var candidates []faults.Schedule
 	seen := map[string]bool{}
-	for _, i := range deletionOrder(fr.schedule) {
+	order := deletionOrder(fr.schedule)
+	adversarial := func(i int) bool { return faults.Schedule{fr.schedule[i]}.Class() == faults.Adversarial }
+	slices.SortStableFunc(order, func(a, b int) int { // faithful faults first, kept
+		switch {
+		case adversarial(a) == adversarial(b):
+			return 0
+		case adversarial(b):
+			return -1
+		}
+		return 1
+	})
+	for _, i := range order {
 		f := fr.schedule[i].Fault
-		if fr.schedule.Class() == faults.Faithful && (faults.Schedule{fr.schedule[i]}).Class() == faults.Adversarial {
+		if fr.schedule.Class() == faults.Faithful && adversarial(i) {
 			continue
 		}
 		for _, at := range slices.Sorted(maps.Keys(times)) {

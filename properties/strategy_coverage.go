@@ -381,10 +381,11 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 	from := len(fr.schedule)
 	runs := 0
 	// In the search for fewer faults, the turn of one of the faults moved
-	// (oneMoved) comes after the own kinds', before the others'.
+	// (oneMoved) comes after the own faithful kinds', before the others'.
 	const moveOne faults.Kind = ""
 	if fewer {
-		kinds = slices.Insert(kinds, len(own), moveOne)
+		faithful, _ := own.Split()
+		kinds = slices.Insert(kinds, len(faithful), moveOne)
 	}
 	for _, k := range kinds {
 		if fewer && runs >= budget {
