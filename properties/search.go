@@ -160,8 +160,8 @@ type Counterexample struct {
 	// FewerRuns is the part of DeletionRuns the random strategy's search
 	// for fewer faults than deletion leaves made, and FewerBudget the
 	// runs it was allowed: as many as the search made to find and
-	// shrink the failure and delete its faults, and at least
-	// fewerChecks (docs/design.md, "Fewer faults than deletion leaves").
+	// shrink the failure and delete its faults, and at least 500
+	// (docs/design.md, "Fewer faults than deletion leaves").
 	// Both are zero where the pass did not run.
 	FewerRuns, FewerBudget int
 

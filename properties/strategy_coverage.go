@@ -339,17 +339,20 @@ func fewerBudget(spent, limit int) int {
 // pair deletion cannot cut is often one fault whose time or parameters
 // the other stood in for (a Pod deleted at t=0 twice where once at t=51
 // fails); rapid, searching and shrinking one kind alone, finds that one.
-// The schedule's own kinds are searched first, fewerChecks runs each,
-// aimed at the controllers and informers the schedule's faults of that
-// kind aim at (ownTargets), then the mix's others, targetedChecks each
-// (the same property failing with the same verdict, as rapid's own
-// shrinking accepts), faithful kinds before adversarial ones at each
-// stage, so that an adversarial pair a faithful fault also fails becomes
-// faithful. A kind that is the whole mix is searched again too: at most
-// one fault less, it is another search than the one that found fr. The
-// pass stops when it has made opts.fewerCap runs (fewerBudget), a search
-// cut short to what is left; with opts.Progress set, it writes a line
-// before each search and one at its end.
+// The schedule's own faithful kinds are searched first, then one of its
+// faults is tried alone at other times and for longer (oneMoved), then
+// its own adversarial kinds and the mix's others, faithful before
+// adversarial (the same property failing with the same verdict, as
+// rapid's own shrinking accepts), so that an adversarial pair a faithful
+// fault also fails becomes faithful. Each search makes targetedChecks
+// runs; a search under one of the schedule's own kinds is aimed at the
+// controllers and informers its faults of that kind aim at (ownTargets).
+// A kind that is the whole mix is searched again too: at most one fault
+// less, it is another search than the one that found fr. The pass stops
+// when it has made opts.fewerCap runs (fewerBudget), a search cut short
+// to what is left; with opts.Progress set, it writes a line before each
+// turn and one at its end (docs/design.md, "Fewer faults than deletion
+// leaves").
 //
 // It returns the run, its choices and the runs it made.
 func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opts SearchOptions, fewer bool) (failingRun, []int, int, error) {
