@@ -42,7 +42,7 @@ func TestProbeFewerPass(t *testing.T) {
 			if len(cx.Schedule) < 2 {
 				cut++
 			}
-			t.Logf("%s seed %d: found at run %d (%s), deletion left 2+; the pass %d runs of %d; %d faults: %v", c.Name, seed, res.Runs, cx.Failure.Verdict, cx.FewerRuns, cx.FewerBudget, len(cx.Schedule), cx.Schedule)
+			t.Logf("%s seed %d: found at run %d (%s), deletion left 2+; deletion and the pass %d runs, the pass %d of %d; %d faults: %v", c.Name, seed, res.Runs, cx.Failure.Verdict, cx.DeletionRuns, cx.FewerRuns, cx.FewerBudget, len(cx.Schedule), cx.Schedule)
 		}
 		if passes > 0 {
 			t.Logf("%s: the pass ran on %d seeds, cut %d, %d runs", c.Name, passes, cut, runs)
