@@ -2,6 +2,8 @@ package properties
 
 import (
 	"cmp"
+	"maps"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/converge-sim/converge/faults"
@@ -240,4 +242,143 @@ func fit(choice, n int) int {
 		return 0
 	}
 	return choice
+}
+
+// movedRuns is the most runs oneMoved makes.
+const movedRuns = 100
+
+// oneMoved looks for a counterexample with one fault where deletion left
+// two or more and the failure needs one of them at another time or for
+// longer, with another interleaving, which neither deletion (the
+// recorded decisions, or every choice 0) nor a search drawing the fault
+// afresh reaches often: the cronjob example's pair of a 1-tick delay of
+// its Job event at t=0 and a watch expiry at t=11 fails as one Job delay
+// at t=11 does, under one interleaving in 10 to 40 (docs/design.md,
+// "Fewer faults than deletion leaves"). Its candidates are each fault of
+// fr's schedule alone, at each time a step of the failing run was at up
+// to the failure or a fault of it struck, lasting as long as it did, as
+// long as the budget allows, or until each other fault ended, faithful
+// faults first. They take turns, a run each, the first turn with every
+// choice 0 and the others with choices drawn from the seed as rapid
+// distributes them (coverageChooser), until one fails as fr does or
+// limit runs are made. A candidate adversarial where fr is faithful is
+// not tried. It returns the run adopted, if any, its choices and the
+// runs it made.
+func (p *Prepared) oneMoved(fr failingRun, seed uint64, limit int, opts SearchOptions) (*failingRun, []int, int, error) {
+	want := fr.out.Failure
+	times := map[model.Time]bool{}
+	for _, r := range fr.out.Cluster.Trace().Records {
+		if r.Step <= want.Step {
+			times[r.Time] = true
+		}
+	}
+	for _, t := range fr.schedule {
+		times[t.At] = true
+	}
+	var candidates []faults.Schedule
+	seen := map[string]bool{}
+	order := deletionOrder(fr.schedule)
+	adversarial := func(i int) bool { return faults.Schedule{fr.schedule[i]}.Class() == faults.Adversarial }
+	slices.SortStableFunc(order, func(a, b int) int { // faithful faults first, kept
+		switch {
+		case adversarial(a) == adversarial(b):
+			return 0
+		case adversarial(b):
+			return -1
+		}
+		return 1
+	})
+	for _, i := range order {
+		f := fr.schedule[i].Fault
+		if fr.schedule.Class() == faults.Faithful && adversarial(i) {
+			continue
+		}
+		for _, at := range slices.Sorted(maps.Keys(times)) {
+			spans := []model.Time{0, p.plan.Budget.MaxDown} // 0: as drawn
+			for j, o := range fr.schedule {
+				if d, ok := durationOf(o.Fault); ok && j != i {
+					spans = append(spans, o.At+d-at)
+				}
+			}
+			for _, d := range spans {
+				g := f
+				if d != 0 {
+					var ok bool
+					if g, ok = withDuration(f, d); !ok {
+						continue
+					}
+				}
+				c := faults.Schedule{{At: at, Fault: g}}
+				if key := c.String(); seen[key] || c.Fits(p.mix, p.plan.Topology, p.plan.Budget) != nil {
+					continue
+				} else {
+					seen[key] = true
+				}
+				candidates = append(candidates, c)
+			}
+		}
+	}
+	runs := 0
+	stream := uint64(1) << 41
+	for turn := 0; len(candidates) > 0 && runs < limit; turn++ {
+		for _, c := range candidates {
+			if runs >= limit {
+				break
+			}
+			ch := &coverageChooser{rng: rand.New(rand.NewPCG(seed, stream)), zeros: turn == 0}
+			stream++
+			out, err := p.execute(c, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Inputs: fr.out.Inputs, Wrap: runWrap(opts.Wrap)})
+			runs++
+			if err != nil {
+				return nil, nil, runs, err
+			}
+			if f := out.Failure; f != nil && f.Property == want.Property && f.Verdict == want.Verdict {
+				sched, replayed := p.struckOnly(out, ch.log, opts)
+				if replayed {
+					runs++
+				}
+				return &failingRun{out: out, schedule: sched}, ch.log, runs, nil
+			}
+		}
+	}
+	return nil, nil, runs, nil
+}
+
+// durationOf returns how long fault f lasts, if it lasts.
+func durationOf(f faults.Fault) (model.Time, bool) {
+	switch f := f.(type) {
+	case faults.Delay:
+		return f.For, true
+	case faults.Stale:
+		return f.For, true
+	case faults.Partition:
+		return f.For, true
+	case faults.Restart:
+		return f.Down, true
+	case faults.TimeTravel:
+		return f.Down, true
+	}
+	return 0, false
+}
+
+// withDuration returns fault f lasting d instead, if it lasts.
+func withDuration(f faults.Fault, d model.Time) (faults.Fault, bool) {
+	switch f := f.(type) {
+	case faults.Delay:
+		f.For = d
+		return f, true
+	case faults.Stale:
+		f.For = d
+		return f, true
+	case faults.Partition:
+		f.For = d
+		return f, true
+	case faults.Restart:
+		f.Down = d
+		return f, true
+	case faults.TimeTravel:
+		f.Down = d
+		return f, true
+	}
+	return f, false
 }

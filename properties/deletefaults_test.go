@@ -190,3 +190,37 @@ func TestCheckReportsTheFaultsLeft(t *testing.T) {
 	assert.Contains(t, rep, "fault schedule (1 fault):\n  t=2 timetravel: restart deletes-by-name (down 1 ticks); it relists from a server 8 versions behind\nreplay: ")
 	assert.NotContains(t, rep, "1 version behind", "the fault rapid could not delete is gone")
 }
+
+// TestTheFewerFaultsPassIsBounded: the lives counter fails only after two
+// restarts (a time travel is one too), so under every kind of fault but
+// apierror (whose ambiguous timeout fails its one write twice) deletion
+// leaves two faults and no schedule of one fault fails. The random
+// strategy's pass for fewer faults (docs/design.md, "Fewer faults than
+// deletion leaves") then spends its whole budget and no more: as many
+// runs as the search made, and at least 500, where searching every kind
+// in turn would make 100 + 8·60 = 580. Its progress lines say how far it
+// got.
+func TestTheFewerFaultsPassIsBounded(t *testing.T) {
+	skipUnderRace(t)
+	sc := properties.Scenario{Name: "counts-lives", Build: func(cfg model.Config) (*model.Cluster, error) {
+		c := model.NewCluster(cfg)
+		if err := c.AddController(livesCounter()); err != nil {
+			return nil, err
+		}
+		return c, c.Apply(&model.Object{Kind: "Counter", Namespace: "default", Name: "lives"})
+	}}
+	mix := faults.Mix{faults.KindDrop, faults.KindDuplicate, faults.KindDelay, faults.KindExpire, faults.KindRestart, faults.KindStale, faults.KindPartition, faults.KindTimeTravel}
+	var lines strings.Builder
+	res, err := properties.Search(sc, mix, properties.SearchOptions{Test: t, Checks: 2000, Seed: 1, Progress: &lines})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx, "two restarts make a third life")
+	require.Len(t, cx.Schedule, 2, cx.Report())
+	assert.Equal(t, 500, cx.FewerBudget, "the search made fewer runs than the pass's floor")
+	assert.Equal(t, cx.FewerBudget, cx.FewerRuns, "the pass found nothing, and spent its budget")
+	assert.Greater(t, cx.DeletionRuns, cx.FewerRuns, "deletion's runs and the pass's")
+	assert.Contains(t, lines.String(), "converge: counts-lives/"+mix.String()+": fewer faults than deletion leaves (2 faults): under restart, 60 runs; 500 of the pass's 500 runs left\n")
+	assert.Contains(t, lines.String(), "converge: counts-lives/"+mix.String()+": fewer faults than deletion leaves (2 faults): one of them moved, up to 100 runs; 440 of the pass's 500 runs left\n")
+	assert.Contains(t, lines.String(), "converge: counts-lives/"+mix.String()+": fewer faults than deletion leaves: 2 faults → 2 faults in 500 of the pass's 500 runs\n")
+	t.Log(lines.String())
+}

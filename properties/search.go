@@ -97,6 +97,10 @@ type SearchOptions struct {
 	// observe, if set, sees every run the search makes or the memo
 	// answers, as propConfig.observe.
 	observe func(out *Outcome, choices []int)
+	// fewerCap, when positive, caps the budget of the search's pass for
+	// fewer faults (fewerBudget): the pass's own searches get what is
+	// left of the budget of the pass that runs them.
+	fewerCap int
 }
 
 // runWrap turns a Wrap of SearchOptions (CheckOptions, ExploreOptions)
@@ -153,6 +157,13 @@ type Counterexample struct {
 	// took. Shrunk equals Schedule when no fault could be deleted.
 	Shrunk       faults.Schedule
 	DeletionRuns int
+	// FewerRuns is the part of DeletionRuns the random strategy's search
+	// for fewer faults than deletion leaves made, and FewerBudget the
+	// runs it was allowed: as many as the search made to find and
+	// shrink the failure and delete its faults, and at least 500
+	// (docs/design.md, "Fewer faults than deletion leaves").
+	// Both are zero where the pass did not run.
+	FewerRuns, FewerBudget int
 
 	// minimal is the minimal failing run itself, for Check's timeline
 	// page: replaying it outside the search's Wrap (a synctest bubble)
@@ -345,6 +356,8 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 	sc := p.shape.sc
 	var (
 		runs      int
+		made      int
+		answered  bool
 		failedYet bool
 		minimal   *Outcome
 		last      *Outcome
@@ -352,7 +365,11 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 		times     []model.Time
 	)
 	prog := newProgress(opts.Progress, sc.Name+"/"+p.mix.String())
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: prog.answered, stopLoops: !opts.wholeLoops, observe: func(out *Outcome, ch []int) {
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: func() { answered = true; prog.answered() }, stopLoops: !opts.wholeLoops, observe: func(out *Outcome, ch []int) {
+		if !answered {
+			made++
+		}
+		answered = false
 		if opts.observe != nil {
 			opts.observe(out, ch)
 		}
@@ -405,19 +422,25 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 	if err != nil {
 		return nil, err
 	}
+	var fewerRuns, budget int
 	if len(fr.schedule) > 1 && fr.out.Failure.Verdict != Hang && !opts.Strategy.PCT() {
 		// Deletion keeps a fault when the failure needs it with the
 		// others' parameters as drawn; a search under each kind alone
 		// may find the same failure with one fault (docs/design.md,
 		// "Faults rapid cannot delete").
 		var runs int
+		budget = fewerBudget(made+deletions, opts.fewerCap)
+		opts.fewerCap = budget
+
 		fr, choices, runs, err = p.targetedShrink(fr, choices, seed, opts, true)
 		deletions += runs
+		fewerRuns = runs
 		if err != nil {
 			return nil, err
 		}
 	}
 	res.Counterexample = p.counterexample(fr, choices, opts.Strategy, seed, replay(seed), shrunk, deletions)
+	res.Counterexample.FewerRuns, res.Counterexample.FewerBudget = fewerRuns, budget
 	return res, nil
 }
 

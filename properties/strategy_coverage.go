@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
@@ -294,12 +295,28 @@ func (p *Prepared) redrawDeletions(fr failingRun, choices []int, seed uint64, op
 // targetedShrink.
 const targetedChecks = 60
 
-// fewerChecks is the number of runs of targetedShrink's search under each
-// of the schedule's own kinds when it looks for fewer faults: a single
-// fault of that kind alone is rarer to draw than the kind's pairs (of 3
-// unmapped-pods schedules of two faults, 60 runs under each kind cut
-// none, 300 cut all three).
-const fewerChecks = 300
+// fewerFloor is the least budget of the random strategy's pass for fewer
+// faults than deletion leaves (fewerBudget): on the class benchmark, the
+// pass cut every pair it cut with 1,000 runs in 470 at most (swallows-errors
+// seed 19, whose partition alone fails after its own kinds and four
+// others found nothing; BENCHMARKS.md, "The fewer-faults pass, bounded").
+const fewerFloor = 500
+
+// fewerBudget is the number of runs the random strategy's pass for fewer
+// faults than deletion leaves may make, for a search that made spent runs
+// to find its failure, shrink it and delete its faults: as many again, and
+// at least fewerFloor, what the benchmark's pairs needed; at most limit, when it is positive (the part
+// left of an enclosing pass's budget). A pass that finds nothing then
+// costs at most what the search before it did, or the runs of one kind's
+// search, whichever is more (docs/design.md, "Fewer faults than deletion
+// leaves").
+func fewerBudget(spent, limit int) int {
+	b := max(spent, fewerFloor)
+	if limit > 0 {
+		b = min(b, limit)
+	}
+	return b
+}
 
 // targetedShrink looks, for a failing run with faults, for a smaller
 // counterexample with the same property and verdict where rapid finds one
@@ -322,12 +339,20 @@ const fewerChecks = 300
 // pair deletion cannot cut is often one fault whose time or parameters
 // the other stood in for (a Pod deleted at t=0 twice where once at t=51
 // fails); rapid, searching and shrinking one kind alone, finds that one.
-// The schedule's own kinds are searched first, fewerChecks runs each,
-// then the mix's others, targetedChecks each (the same property failing
-// with the same verdict, as rapid's own shrinking accepts), faithful
-// kinds before adversarial ones at each stage, so that an adversarial pair a faithful fault also fails becomes
-// faithful. A kind that is the whole mix is searched again too: at most
-// one fault less, it is another search than the one that found fr.
+// The schedule's own faithful kinds are searched first, then one of its
+// faults is tried alone at other times and for longer (oneMoved), then
+// its own adversarial kinds and the mix's others, faithful before
+// adversarial (the same property failing with the same verdict, as
+// rapid's own shrinking accepts), so that an adversarial pair a faithful
+// fault also fails becomes faithful. Each search makes targetedChecks
+// runs; a search under one of the schedule's own kinds is aimed at the
+// controllers and informers its faults of that kind aim at (ownTargets).
+// A kind that is the whole mix is searched again too: at most one fault
+// less, it is another search than the one that found fr. The pass stops
+// when it has made opts.fewerCap runs (fewerBudget), a search cut short
+// to what is left; with opts.Progress set, it writes a line before each
+// turn and one at its end (docs/design.md, "Fewer faults than deletion
+// leaves").
 //
 // It returns the run, its choices and the runs it made.
 func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opts SearchOptions, fewer bool) (failingRun, []int, int, error) {
@@ -343,15 +368,49 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 	}
 	slices.Sort(kinds)
 	own := kinds
+	budget := 0
 	if fewer {
 		faithful, adversarial := kinds.Split()
 		rest := slices.DeleteFunc(slices.Clone(p.mix), func(k faults.Kind) bool { return slices.Contains(kinds, k) })
 		slices.Sort(rest)
 		restFaithful, restAdversarial := rest.Split()
 		kinds = slices.Concat(faithful, adversarial, restFaithful, restAdversarial)
+		budget = opts.fewerCap
+		if budget <= 0 {
+			budget = fewerBudget(0, 0)
+		}
 	}
+	name := p.shape.sc.Name + "/" + p.mix.String()
+	from := len(fr.schedule)
 	runs := 0
+	// In the search for fewer faults, the turn of one of the faults moved
+	// (oneMoved) comes after the own faithful kinds', before the others'.
+	const moveOne faults.Kind = ""
+	if fewer {
+		faithful, _ := own.Split()
+		kinds = slices.Insert(kinds, len(faithful), moveOne)
+	}
 	for _, k := range kinds {
+		if fewer && runs >= budget {
+			break
+		}
+		if k == moveOne {
+			limit := min(movedRuns, budget-runs)
+			if opts.Progress != nil {
+				_, _ = fmt.Fprintf(opts.Progress, "converge: %s: fewer faults than deletion leaves (%s): one of them moved, up to %d runs; %d of the pass's %d runs left\n",
+					name, plural(len(fr.schedule), "fault"), limit, budget-runs, budget)
+			}
+			one, oneChoices, n, err := p.oneMoved(fr, seed, limit, opts)
+			runs += n
+			if err != nil {
+				return fr, choices, runs, err
+			}
+			if one != nil {
+				fr, choices = *one, oneChoices
+				break
+			}
+			continue
+		}
 		var sub *Prepared
 		var err error
 		if fewer {
@@ -363,10 +422,26 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 			continue // a kind the topology cannot draw alone
 		}
 		checks := targetedChecks
+		aim := ""
 		if fewer && slices.Contains(own, k) {
-			checks = fewerChecks
+			if targets := ownTargets(fr.schedule, k, sub.plan.Topology.Targets); targets != nil {
+				sub.plan.Topology.Targets = targets
+				sub.gen = faults.Schedules(sub.mix, sub.plan.Topology, sub.plan.Budget)
+				aim = " aimed at " + targetNames(targets)
+			}
 		}
 		o := SearchOptions{Checks: checks, Seed: seed, Logger: opts.Logger, RunTimeout: opts.RunTimeout, Wrap: opts.Wrap, ShrinkTime: opts.ShrinkTime, Test: opts.Test}
+		if fewer {
+			o.Checks = min(checks, budget-runs)
+			o.fewerCap = budget - runs - o.Checks
+			if o.fewerCap <= 0 {
+				o.fewerCap = 1 // nothing left for a pass of its own
+			}
+			if opts.Progress != nil {
+				_, _ = fmt.Fprintf(opts.Progress, "converge: %s: fewer faults than deletion leaves (%s): under %s%s, %d runs; %d of the pass's %d runs left\n",
+					name, plural(len(fr.schedule), "fault"), k, aim, o.Checks, budget-runs, budget)
+			}
+		}
 		res, err := sub.searchOnce(o, func(uint64) string { return "" })
 		if err != nil {
 			return fr, choices, runs, err
@@ -393,7 +468,90 @@ func (p *Prepared) targetedShrink(fr failingRun, choices []int, seed uint64, opt
 			}
 		}
 	}
+	if fewer && opts.Progress != nil {
+		_, _ = fmt.Fprintf(opts.Progress, "converge: %s: fewer faults than deletion leaves: %s → %s in %d of the pass's %d runs\n",
+			name, plural(from, "fault"), plural(len(fr.schedule), "fault"), runs, budget)
+	}
 	return fr, choices, runs, nil
+}
+
+// ownTargets returns the targets of a search for fewer faults of kind k
+// than schedule s has: the controllers its faults of kind k aim at, each
+// with the informers they aim at when the kind aims at one, in the order
+// of all (the topology's targets). It returns nil when the kind aims at
+// no controller (edit, rival) or s's faults of kind k aim at every
+// target all has.
+func ownTargets(s faults.Schedule, k faults.Kind, all []faults.Target) []faults.Target {
+	informers := map[string][]string{}
+	aimed := false
+	for _, t := range s {
+		if t.Fault.Kind() != k {
+			continue
+		}
+		f, ok := t.Fault.(interface{ Target() string })
+		if !ok {
+			return nil
+		}
+		aimed = true
+		c := f.Target()
+		res := ""
+		switch f := t.Fault.(type) {
+		case faults.Drop:
+			res = f.Resource
+		case faults.Duplicate:
+			res = f.Resource
+		case faults.Delay:
+			res = f.Resource
+		case faults.Expire:
+			res = f.Resource
+		case faults.Stale:
+			res = f.Resource
+		}
+		if _, ok := informers[c]; !ok {
+			informers[c] = nil
+		}
+		if res != "" && !slices.Contains(informers[c], res) {
+			informers[c] = append(informers[c], res)
+		}
+	}
+	if !aimed {
+		return nil
+	}
+	var out []faults.Target
+	same := true
+	for _, t := range all {
+		res, ok := informers[t.Controller]
+		if !ok {
+			same = false
+			continue
+		}
+		kept := t
+		if len(res) > 0 {
+			kept.Kinds = slices.DeleteFunc(slices.Clone(t.Kinds), func(kind string) bool { return !slices.Contains(res, kind) })
+			if len(kept.Kinds) == 0 {
+				continue
+			}
+			same = same && len(kept.Kinds) == len(t.Kinds)
+		}
+		out = append(out, kept)
+	}
+	if same || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// targetNames renders targets for a progress line: controller's informer
+// kinds, or the controller alone when it has all of them.
+func targetNames(targets []faults.Target) string {
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Controller
+		if len(t.Kinds) > 0 {
+			names[i] += " (" + strings.Join(t.Kinds, ", ") + ")"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // nudge moves one fault of sched earlier or redraws its parameters; a
