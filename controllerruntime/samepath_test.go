@@ -7,9 +7,9 @@ import (
 	"time"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
-	"github.com/converge-sim/converge/controllerruntime/internal/shared"
 	"github.com/converge-sim/converge/controllerruntime/examples/cronjob"
 	"github.com/converge-sim/converge/controllerruntime/examples/memcached"
+	"github.com/converge-sim/converge/controllerruntime/internal/shared"
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/properties"
 	"github.com/stretchr/testify/require"
