@@ -1,17 +1,39 @@
 package controllerruntime
 
-import "github.com/converge-sim/converge/controllerruntime/internal/shared"
+import (
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/internal/shared"
+)
 
 // SetFastPaths turns the memos' shared first decodes, the reuse of a read
 // status's encoding, the memo of built-in defaulting and the invariants'
 // verdicts memoized by the kinds read and the memo's own objects for the
-// builder's Owns watches and the built-in controllers' shared reads on or
-// off, and
+// builder's Owns watches, the built-in controllers' shared reads and the
+// converter's kept decodes of parts that refer to nothing (for converters
+// made after) on or off, and
 // returns a func that restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
 	decode, status, defaults, verdicts, owns, reads := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled
 	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled = on, on, on, on, on, on
+	plain := convert.SetPlainCopy(on)
 	return func() {
 		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled = decode, status, defaults, verdicts, owns, reads
+		convert.SetPlainCopy(plain)
 	}
+}
+
+// SetSharedReads turns the built-in controllers' shared reads (package
+// shared) on or off alone, and returns a func that restores them.
+func SetSharedReads(on bool) (restore func()) {
+	was := shared.Enabled
+	shared.Enabled = on
+	return func() { shared.Enabled = was }
+}
+
+// SetPlainCopy turns on or off alone the converter's kept decodes of
+// parts that refer to nothing, for converters made after, and returns a
+// func that restores them.
+func SetPlainCopy(on bool) (restore func()) {
+	was := convert.SetPlainCopy(on)
+	return func() { convert.SetPlainCopy(was) }
 }
