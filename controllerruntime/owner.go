@@ -46,11 +46,15 @@ type wrappedHandler = handler.TypedEventHandler[client.Object, reconcile.Request
 // each to the method value of the method named by the field's prefix.
 var funcsFields = []string{"CreateFunc", "UpdateFunc", "DeleteFunc", "GenericFunc"}
 
-// wrapperCode holds the code of WithLowPriorityWhenUnchanged's four method
-// values, in funcsFields' order; ok is false when its wrap cannot be read.
+// wrapperCode holds what WithLowPriorityWhenUnchanged returns in the
+// builder's instantiation: its type, the indices of funcsFields in it and
+// the code of its four method values, in funcsFields' order; ok is false
+// when its wrap cannot be read.
 type wrapperCode struct {
-	code [4]uintptr
-	ok   bool
+	typ   reflect.Type
+	index [4]int
+	code  [4]uintptr
+	ok    bool
 }
 
 var ownerWrapper = sync.OnceValue(func() wrapperCode {
@@ -59,10 +63,14 @@ var ownerWrapper = sync.OnceValue(func() wrapperCode {
 	if wrapped.Kind() != reflect.Struct || wrapped.Type().PkgPath() != handlerPackage {
 		return wrapperCode{}
 	}
-	var w wrapperCode
+	w := wrapperCode{typ: wrapped.Type()}
 	for i, name := range funcsFields {
-		f := wrapped.FieldByName(name)
-		if !f.IsValid() || f.Kind() != reflect.Func || f.IsNil() {
+		sf, ok := w.typ.FieldByName(name)
+		if !ok || len(sf.Index) != 1 || sf.Type.Kind() != reflect.Func {
+			return wrapperCode{}
+		}
+		f := wrapped.Field(sf.Index[0])
+		if f.IsNil() {
 			return wrapperCode{}
 		}
 		// The closure's captured receiver must be the handler wrapped:
@@ -73,18 +81,18 @@ var ownerWrapper = sync.OnceValue(func() wrapperCode {
 		if iface != words[0] || data != words[1] {
 			return wrapperCode{}
 		}
-		w.code[i] = f.Pointer()
+		w.index[i], w.code[i] = sf.Index[0], f.Pointer()
 	}
 	w.ok = true
 	return w
 })
 
 // closureWords returns the two words after the code pointer of the
-// closure f: the receiver interface of a method value.
+// closure f: the receiver interface of a method value. A func value is
+// one pointer, to its closure, and is stored in an interface as is.
 func closureWords(f reflect.Value) (unsafe.Pointer, unsafe.Pointer) {
-	p := reflect.New(f.Type())
-	p.Elem().Set(f)
-	closure := *(*unsafe.Pointer)(p.UnsafePointer())
+	e := f.Interface()
+	closure := (*[2]unsafe.Pointer)(unsafe.Pointer(&e))[1]
 	words := (*[3]unsafe.Pointer)(closure)
 	return words[1], words[2]
 }
@@ -95,14 +103,13 @@ func closureWords(f reflect.Value) (unsafe.Pointer, unsafe.Pointer) {
 // of one handler of the handler package's enqueueRequestForOwner type.
 func ownerHandler(h reflect.Value) bool {
 	w := ownerWrapper()
-	t := h.Type()
-	if !w.ok || t.Kind() != reflect.Struct || t.PkgPath() != handlerPackage || !strings.HasPrefix(t.Name(), "TypedFuncs[") {
+	if !w.ok || h.Type() != w.typ {
 		return false
 	}
 	var receiver [2]unsafe.Pointer
-	for i, name := range funcsFields {
-		f := h.FieldByName(name)
-		if !f.IsValid() || f.Kind() != reflect.Func || f.IsNil() || f.Pointer() != w.code[i] {
+	for i, index := range w.index {
+		f := h.Field(index)
+		if f.IsNil() || f.Pointer() != w.code[i] {
 			return false
 		}
 		iface, data := closureWords(f)
