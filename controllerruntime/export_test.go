@@ -8,16 +8,16 @@ import (
 // SetFastPaths turns the memos' shared first decodes, the reuse of a read
 // status's encoding, the memo of built-in defaulting and the invariants'
 // verdicts memoized by the kinds read and the memo's own objects for the
-// builder's Owns watches, the built-in controllers' shared reads and the
-// converter's kept decodes of parts that refer to nothing (for converters
+// builder's Owns watches, the built-in controllers' shared reads, the
+// Deployment controller's kept template hashes and the converter's kept decodes of parts that refer to nothing (for converters
 // made after) on or off, and
 // returns a func that restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
-	decode, status, defaults, verdicts, owns, reads := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled
-	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled = on, on, on, on, on, on
+	decode, status, defaults, verdicts, owns, reads, hashes := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes
+	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes = on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
 	return func() {
-		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled = decode, status, defaults, verdicts, owns, reads
+		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes = decode, status, defaults, verdicts, owns, reads, hashes
 		convert.SetPlainCopy(plain)
 	}
 }
@@ -36,4 +36,12 @@ func SetSharedReads(on bool) (restore func()) {
 func SetPlainCopy(on bool) (restore func()) {
 	was := convert.SetPlainCopy(on)
 	return func() { convert.SetPlainCopy(was) }
+}
+
+// SetKeepHashes turns on or off alone the built-in Deployment
+// controller's kept template hashes, and returns a func that restores them.
+func SetKeepHashes(on bool) (restore func()) {
+	was := shared.KeepHashes
+	shared.KeepHashes = on
+	return func() { shared.KeepHashes = was }
 }

@@ -63,8 +63,9 @@ func exampleTraces(t *testing.T, runs int) []string {
 // byte for byte.
 //
 // The paths added since are also switched off one at a time: the
-// built-in controllers' shared reads (package shared) and the kept
-// decodes of spec and status types that refer to nothing.
+// built-in controllers' shared reads (package shared), the kept
+// decodes of spec and status types that refer to nothing, and the
+// Deployment controller's kept template hashes.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
@@ -77,6 +78,7 @@ func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	}{
 		{"shared reads", crt.SetSharedReads},
 		{"plain copies", crt.SetPlainCopy},
+		{"kept template hashes", crt.SetKeepHashes},
 	} {
 		restore := off.set(false)
 		without := exampleTraces(t, 12)

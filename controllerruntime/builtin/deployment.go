@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -29,7 +30,7 @@ import (
 // ones, observedGeneration, and the Available condition.
 func Deployments(m *crt.Manager) crt.SetupFunc {
 	return func(mgr manager.Manager) error {
-		r := &deploymentController{Client: mgr.GetClient(), m: m}
+		r := &deploymentController{Client: mgr.GetClient(), m: m, hashes: map[hashKey]string{}}
 		return ctrl.NewControllerManagedBy(mgr).For(&appsv1.Deployment{}).Owns(&appsv1.ReplicaSet{}).Named("deployment").Complete(r)
 	}
 }
@@ -37,6 +38,35 @@ func Deployments(m *crt.Manager) crt.SetupFunc {
 type deploymentController struct {
 	client.Client
 	m *crt.Manager
+	// hashes keeps the template hash of the Deployment versions read: a
+	// version's template never changes, and hashing it encodes it as JSON.
+	hashes map[hashKey]string
+}
+
+// hashKey names one version of a Deployment.
+type hashKey struct {
+	uid types.UID
+	rv  string
+}
+
+// maxHashes bounds deploymentController.hashes; past it, it starts afresh.
+const maxHashes = 256
+
+// hash is templateHash of d's template, kept by d's version.
+func (r *deploymentController) hash(d *appsv1.Deployment) string {
+	if !shared.KeepHashes || d.ResourceVersion == "" {
+		return templateHash(&d.Spec.Template)
+	}
+	k := hashKey{d.UID, d.ResourceVersion}
+	if h, ok := r.hashes[k]; ok {
+		return h
+	}
+	if len(r.hashes) >= maxHashes {
+		clear(r.hashes)
+	}
+	h := templateHash(&d.Spec.Template)
+	r.hashes[k] = h
+	return h
 }
 
 // templateHash names a pod template, as the pod-template-hash label does.
@@ -61,7 +91,7 @@ func (r *deploymentController) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	hash := templateHash(&d.Spec.Template)
+	hash := r.hash(&d)
 	name := d.Name + "-" + hash
 	replicas := int32(1)
 	if d.Spec.Replicas != nil {

@@ -33,6 +33,11 @@ type Reader interface {
 // give the traces copies give (TestFastPathsGiveTheSameTraces).
 var Enabled = true
 
+// KeepHashes lets the built-in Deployment controller keep the template
+// hash of each Deployment version it read; false only in the test that
+// checks it gives the traces hashing every time gives.
+var KeepHashes = true
+
 // Get reads the object key names, of T's type, through c: the decoded
 // object itself when c is a Reader, a fresh one otherwise. The caller must
 // not modify it.
