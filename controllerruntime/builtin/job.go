@@ -143,7 +143,10 @@ func (r *jobController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 	}
 	st.Active, st.Succeeded, st.Failed, st.Ready = int32(len(active)), succeeded, failed, &ready
-	out := &batchv1.Job{TypeMeta: job.TypeMeta, ObjectMeta: *job.ObjectMeta.DeepCopy(), Spec: *job.Spec.DeepCopy(), Status: *st}
+	// A status write reads the metadata and status it is given and
+	// replaces the whole object with what the server stored: the spec
+	// is only read, so the shared one is not copied.
+	out := &batchv1.Job{TypeMeta: job.TypeMeta, ObjectMeta: *job.ObjectMeta.DeepCopy(), Spec: job.Spec, Status: *st}
 	return ctrl.Result{}, r.Status().Update(ctx, out)
 }
 
