@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -114,29 +115,19 @@ type Log struct {
 	n    int
 }
 
-var (
-	logMu   sync.Mutex
-	current *Log
-)
+// current is the Log installed, if any.
+var current atomic.Pointer[Log]
 
 // Install starts recording every shared object handed out, with a deep
 // copy of it, and returns the log and a func that stops recording.
 func Install() (*Log, func()) {
 	l := &Log{seen: map[client.Object]client.Object{}}
-	logMu.Lock()
-	current = l
-	logMu.Unlock()
-	return l, func() {
-		logMu.Lock()
-		current = nil
-		logMu.Unlock()
-	}
+	current.Store(l)
+	return l, func() { current.CompareAndSwap(l, nil) }
 }
 
 func record(obj client.Object) {
-	logMu.Lock()
-	l := current
-	logMu.Unlock()
+	l := current.Load()
 	if l == nil {
 		return
 	}
