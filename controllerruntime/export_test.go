@@ -1,14 +1,47 @@
 package controllerruntime
 
+import (
+	"github.com/converge-sim/converge/controllerruntime/convert"
+	"github.com/converge-sim/converge/controllerruntime/internal/shared"
+)
+
 // SetFastPaths turns the memos' shared first decodes, the reuse of a read
 // status's encoding, the memo of built-in defaulting and the invariants'
 // verdicts memoized by the kinds read and the memo's own objects for the
-// builder's Owns watches on or off, and
+// builder's Owns watches, the built-in controllers' shared reads, the
+// Deployment controller's kept template hashes and the converter's kept decodes of parts that refer to nothing (for converters
+// made after) on or off, and
 // returns a func that restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
-	decode, status, defaults, verdicts, owns := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly
-	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly = on, on, on, on, on
+	decode, status, defaults, verdicts, owns, reads, hashes := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes
+	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes = on, on, on, on, on, on, on
+	plain := convert.SetPlainCopy(on)
 	return func() {
-		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly = decode, status, defaults, verdicts, owns
+		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes = decode, status, defaults, verdicts, owns, reads, hashes
+		convert.SetPlainCopy(plain)
 	}
+}
+
+// SetSharedReads turns the built-in controllers' shared reads (package
+// shared) on or off alone, and returns a func that restores them.
+func SetSharedReads(on bool) (restore func()) {
+	was := shared.Enabled
+	shared.Enabled = on
+	return func() { shared.Enabled = was }
+}
+
+// SetPlainCopy turns on or off alone the converter's kept decodes of
+// parts that refer to nothing, for converters made after, and returns a
+// func that restores them.
+func SetPlainCopy(on bool) (restore func()) {
+	was := convert.SetPlainCopy(on)
+	return func() { convert.SetPlainCopy(was) }
+}
+
+// SetKeepHashes turns on or off alone the built-in Deployment
+// controller's kept template hashes, and returns a func that restores them.
+func SetKeepHashes(on bool) (restore func()) {
+	was := shared.KeepHashes
+	shared.KeepHashes = on
+	return func() { shared.KeepHashes = was }
 }

@@ -112,6 +112,19 @@ func (cl *modelClient) list(r reader, kind string, like runtime.Object, lo *clie
 // those that match the options.
 func (cl *modelClient) listEach(r reader, kind string, like runtime.Object, lo *client.ListOptions,
 	slot func(candidates int) (client.Object, error), keep func(client.Object)) error {
+	return cl.listRead(r, kind, like, lo, func(mo *model.Object, candidates int) (client.Object, error) {
+		obj, err := slot(candidates)
+		if err != nil {
+			return nil, err
+		}
+		return obj, cl.decode(mo, obj)
+	}, keep)
+}
+
+// listRead is listEach with the read of each object given: read returns
+// it decoded (told how many candidates there are).
+func (cl *modelClient) listRead(r reader, kind string, like runtime.Object, lo *client.ListOptions,
+	read func(mo *model.Object, candidates int) (client.Object, error), keep func(client.Object)) error {
 	if lo.Continue != "" {
 		return fmt.Errorf("continue list option is not supported by the cache")
 	}
@@ -137,11 +150,8 @@ func (cl *modelClient) listEach(r reader, kind string, like runtime.Object, lo *
 		if lo.Limit > 0 && kept >= lo.Limit {
 			break
 		}
-		obj, err := slot(len(mos))
+		obj, err := read(mo, len(mos))
 		if err != nil {
-			return err
-		}
-		if err := cl.decode(mo, obj); err != nil {
 			return err
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(obj.GetLabels())) {

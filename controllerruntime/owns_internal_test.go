@@ -21,10 +21,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// The builder's Owns watches are seen being made (it asks the manager
-// for its REST mapper for them alone) and get the memo's own objects,
-// unless a predicate sees their events; a Watches handler (a user's map
-// function) still gets copies.
+// The builder's Owns watches are recognised by their handler,
+// EnqueueRequestForOwner inside the wrapper it comes in (ownerHandler),
+// and get the memo's own objects, unless a predicate sees their events; so
+// does a Watches that names EnqueueRequestForOwner itself. A Watches
+// handler of a user's map function still gets copies, wrapped as
+// EnqueueRequestForOwner is or not.
 func TestTheBuildersOwnsWatchesShareDecodedObjects(t *testing.T) {
 	conv, err := convert.New(clientgoscheme.Scheme, convert.Options{})
 	require.NoError(t, err)
@@ -39,6 +41,8 @@ func TestTheBuildersOwnsWatchesShareDecodedObjects(t *testing.T) {
 			Owns(&batchv1.Job{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			Owns(&corev1.ConfigMap{}).
 			Watches(&corev1.Pod{}, mapFunc).
+			Watches(&corev1.Secret{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &appsv1.Deployment{})).
+			Watches(&corev1.Service{}, handler.WithLowPriorityWhenUnchanged(mapFunc)).
 			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
 	})
 	require.NoError(t, err)
@@ -47,5 +51,7 @@ func TestTheBuildersOwnsWatchesShareDecodedObjects(t *testing.T) {
 	for _, s := range ctrls[0].sources {
 		readOnly[s.kind] = s.readOnly
 	}
-	assert.Equal(t, map[string]bool{"Deployment": true, "ReplicaSet": true, "Job": false, "ConfigMap": true, "Pod": false}, readOnly)
+	assert.Equal(t, map[string]bool{"Deployment": true, "ReplicaSet": true, "Job": false, "ConfigMap": true, "Pod": false,
+		"Secret": true, "Service": false}, readOnly)
+	require.True(t, ownerWrapper().ok, "this controller-runtime's wrapper is read")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -244,9 +243,6 @@ type projectManager struct {
 	api    *modelClient
 	cache  *modelCache
 	added  []controller.Controller
-	// owns counts, for each controller added, the Owns watches the
-	// builder made for it (see GetRESTMapper).
-	owns []int
 	// inert is SetupOptions.Inert; unrun are the Runnables it accepted.
 	inert   func(manager.Runnable) bool
 	unrun   []manager.Runnable
@@ -302,8 +298,8 @@ func (pm *projectManager) run(setup SetupFunc) ([]*runningController, error) {
 	}
 	ctx := log.IntoContext(context.Background(), pm.m.opts.Logger)
 	var out []*runningController
-	for i, c := range pm.added {
-		rc, err := pm.capture(c, pm.owns[i])
+	for _, c := range pm.added {
+		rc, err := pm.capture(c)
 		if err != nil {
 			return nil, err
 		}
@@ -330,9 +326,8 @@ var defaultNewQueue = sync.OnceValue(func() uintptr {
 	return v.FieldByName("NewQueue").Pointer()
 })
 
-// capture reads what the model needs from one controller Add received,
-// whose builder made owns Owns watches (GetRESTMapper).
-func (pm *projectManager) capture(c controller.Controller, owns int) (*runningController, error) {
+// capture reads what the model needs from one controller Add received.
+func (pm *projectManager) capture(c controller.Controller) (*runningController, error) {
 	v, err := controllerValue(c)
 	if err != nil {
 		return nil, err
@@ -359,73 +354,7 @@ func (pm *projectManager) capture(c controller.Controller, owns int) (*runningCo
 		}
 		rc.sources = append(rc.sources, ks)
 	}
-	markOwns(rc.sources, owns)
 	return rc, nil
-}
-
-// markOwns marks read-only the Owns watches among a controller's sources,
-// the builder having made owns of them: controller-runtime's builder adds
-// For's watch, then one per Owns in order, each with the handler
-// EnqueueRequestForOwner wrapped in handler.TypedFuncs, which only reads
-// the object's owner references. Their events then carry the memo's own
-// decoded objects, uncopied, as For's do (docs/design.md, "Reads that
-// copy once"), unless a predicate (a user's code) sees them. Sources that
-// do not have the builder's shape are left as they are.
-func markOwns(sources []*kindSource, owns int) {
-	if owns == 0 || len(sources) <= owns || !sources[0].handlerIsFor() {
-		return
-	}
-	for _, ks := range sources[1 : 1+owns] {
-		if !ownerShaped(ks.handler) {
-			return
-		}
-	}
-	for _, ks := range sources[1 : 1+owns] {
-		ks.readOnly = ownsReadOnly && noPredicates(ks.predicates)
-	}
-}
-
-// ownsReadOnly is false only in TestFastPathsGiveTheSameTraces, which
-// checks that Owns events with the memo's own objects give the traces of
-// Owns events with copies.
-var ownsReadOnly = true
-
-// ownerShaped reports whether a handler has the shape the builder gives an
-// Owns watch: a handler.TypedFuncs whose four functions are all set (by
-// handler.WithLowPriorityWhenUnchanged).
-func ownerShaped(h reflect.Value) bool {
-	t := h.Type()
-	if t.Kind() != reflect.Struct || t.PkgPath() != handlerPackage || !strings.HasPrefix(t.Name(), "TypedFuncs[") {
-		return false
-	}
-	for _, name := range []string{"CreateFunc", "UpdateFunc", "DeleteFunc", "GenericFunc"} {
-		if f := h.FieldByName(name); !f.IsValid() || f.Kind() != reflect.Func || f.IsNil() {
-			return false
-		}
-	}
-	return true
-}
-
-// builderWatch is the function of controller-runtime's builder that makes
-// a controller's watches; within it, only the Owns watches ask the
-// manager for its REST mapper (for EnqueueRequestForOwner).
-const builderWatch = "sigs.k8s.io/controller-runtime/pkg/builder.(*TypedBuilder["
-
-// calledByBuilderWatch reports whether GetRESTMapper's caller is the
-// builder's doWatch.
-func calledByBuilderWatch() bool {
-	var pcs [8]uintptr
-	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(1, pcs[:])])
-	for {
-		f, more := frames.Next()
-		if strings.HasSuffix(f.Function, ".(*projectManager).GetRESTMapper") {
-			next, _ := frames.Next()
-			return strings.HasPrefix(next.Function, builderWatch) && strings.HasSuffix(next.Function, ").doWatch")
-		}
-		if !more {
-			return false
-		}
-	}
 }
 
 // Add takes a controller built by the builder or controller.New, and a
@@ -451,7 +380,6 @@ func (pm *projectManager) Add(r manager.Runnable) error {
 		return err
 	}
 	pm.added = append(pm.added, c)
-	pm.owns = append(pm.owns, 0)
 	return nil
 }
 
@@ -472,16 +400,8 @@ func (pm *projectManager) GetAPIReader() client.Reader { return pm.api }
 // GetScheme returns the converter's scheme.
 func (pm *projectManager) GetScheme() *runtime.Scheme { return pm.m.conv.Scheme() }
 
-// GetRESTMapper returns the model's REST mapper. Asked by the builder's
-// doWatch, it counts an Owns watch of the controller added last (see
-// markOwns): the builder adds a controller before its watches, and asks
-// for the mapper for EnqueueRequestForOwner and nothing else.
-func (pm *projectManager) GetRESTMapper() meta.RESTMapper {
-	if len(pm.added) > 0 && calledByBuilderWatch() {
-		pm.owns[len(pm.added)-1]++
-	}
-	return pm.m.mapper
-}
+// GetRESTMapper returns the model's REST mapper.
+func (pm *projectManager) GetRESTMapper() meta.RESTMapper { return pm.m.mapper }
 
 // GetFieldIndexer returns the indexer List's field selectors use.
 func (pm *projectManager) GetFieldIndexer() client.FieldIndexer { return pm.cache }

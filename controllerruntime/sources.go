@@ -196,14 +196,16 @@ const handlerPackage = "sigs.k8s.io/controller-runtime/pkg/handler"
 
 // readOnly reports whether a watch runs no code but controller-runtime's
 // own: its handler is EnqueueRequestForObject, which reads the object's
-// name and namespace (or a handler.Funcs with no functions), and it has
-// no predicates. Its events may then carry the memo's own decoded
-// objects, uncopied. (EnqueueRequestForOwner is as harmless, but comes
-// wrapped in a handler.TypedFuncs whose functions do not say whose they
-// are; the package's Builder marks the one it makes itself.)
+// name and namespace (or a handler.Funcs with no functions), or
+// EnqueueRequestForOwner, which reads its owner references (recognised
+// inside its wrapper by ownerHandler), and it has no predicates. Its
+// events may then carry the memo's own decoded objects, uncopied.
 func readOnly(handler, preds reflect.Value) bool {
 	if !noPredicates(preds) {
 		return false
+	}
+	if ownerHandler(handler) {
+		return ownsReadOnly
 	}
 	t := handler.Type()
 	if t.Kind() == reflect.Pointer {

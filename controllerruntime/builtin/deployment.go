@@ -9,10 +9,12 @@ import (
 	"strings"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/internal/shared"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -28,7 +30,7 @@ import (
 // ones, observedGeneration, and the Available condition.
 func Deployments(m *crt.Manager) crt.SetupFunc {
 	return func(mgr manager.Manager) error {
-		r := &deploymentController{Client: mgr.GetClient(), m: m}
+		r := &deploymentController{Client: mgr.GetClient(), m: m, hashes: map[hashKey]string{}}
 		return ctrl.NewControllerManagedBy(mgr).For(&appsv1.Deployment{}).Owns(&appsv1.ReplicaSet{}).Named("deployment").Complete(r)
 	}
 }
@@ -36,6 +38,35 @@ func Deployments(m *crt.Manager) crt.SetupFunc {
 type deploymentController struct {
 	client.Client
 	m *crt.Manager
+	// hashes keeps the template hash of the Deployment versions read: a
+	// version's template never changes, and hashing it encodes it as JSON.
+	hashes map[hashKey]string
+}
+
+// hashKey names one version of a Deployment.
+type hashKey struct {
+	uid types.UID
+	rv  string
+}
+
+// maxHashes bounds deploymentController.hashes; past it, it starts afresh.
+const maxHashes = 256
+
+// hash is templateHash of d's template, kept by d's version.
+func (r *deploymentController) hash(d *appsv1.Deployment) string {
+	if !shared.KeepHashes || d.ResourceVersion == "" {
+		return templateHash(&d.Spec.Template)
+	}
+	k := hashKey{d.UID, d.ResourceVersion}
+	if h, ok := r.hashes[k]; ok {
+		return h
+	}
+	if len(r.hashes) >= maxHashes {
+		clear(r.hashes)
+	}
+	h := templateHash(&d.Spec.Template)
+	r.hashes[k] = h
+	return h
 }
 
 // templateHash names a pod template, as the pod-template-hash label does.
@@ -46,6 +77,8 @@ func templateHash(t *corev1.PodTemplateSpec) string {
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 
+// Reconcile reads the ReplicaSets shared (package shared): it only reads
+// them, and changes and writes copies.
 func (r *deploymentController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var d appsv1.Deployment
 	if err := r.Get(ctx, req.NamespacedName, &d); err != nil {
@@ -54,11 +87,11 @@ func (r *deploymentController) Reconcile(ctx context.Context, req ctrl.Request) 
 	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	var list appsv1.ReplicaSetList
-	if err := r.List(ctx, &list, client.InNamespace(d.Namespace)); err != nil {
+	sets, err := shared.List[*appsv1.ReplicaSet](ctx, r.Client, &appsv1.ReplicaSetList{}, client.InNamespace(d.Namespace))
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	hash := templateHash(&d.Spec.Template)
+	hash := r.hash(&d)
 	name := d.Name + "-" + hash
 	replicas := int32(1)
 	if d.Spec.Replicas != nil {
@@ -66,8 +99,7 @@ func (r *deploymentController) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	var current *appsv1.ReplicaSet
 	var old []*appsv1.ReplicaSet
-	for i := range list.Items {
-		rs := &list.Items[i]
+	for _, rs := range sets {
 		if !metav1.IsControlledBy(rs, &d) || !rs.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -96,18 +128,21 @@ func (r *deploymentController) Reconcile(ctx context.Context, req ctrl.Request) 
 			return ctrl.Result{}, err
 		}
 	} else if *current.Spec.Replicas != replicas {
+		current = current.DeepCopy()
 		current.Spec.Replicas = &replicas
 		if err := r.Update(ctx, current); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	slices.SortFunc(old, func(a, b *appsv1.ReplicaSet) int { return strings.Compare(a.Name, b.Name) })
-	for _, rs := range old {
+	for i, rs := range old {
 		if rs.Spec.Replicas == nil || *rs.Spec.Replicas != 0 {
+			rs = rs.DeepCopy()
 			rs.Spec.Replicas = new(int32)
 			if err := r.Update(ctx, rs); err != nil {
 				return ctrl.Result{}, err
 			}
+			old[i] = rs
 		}
 	}
 	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation}
@@ -151,6 +186,7 @@ func ReplicaSets() crt.SetupFunc {
 
 type replicaSetController struct{ client.Client }
 
+// Reconcile reads the pods shared (package shared): it only reads them.
 func (r *replicaSetController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var rs appsv1.ReplicaSet
 	if err := r.Get(ctx, req.NamespacedName, &rs); err != nil {
@@ -159,14 +195,13 @@ func (r *replicaSetController) Reconcile(ctx context.Context, req ctrl.Request) 
 	if !rs.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(rs.Namespace)); err != nil {
+	pods, err := shared.List[*corev1.Pod](ctx, r.Client, &corev1.PodList{}, client.InNamespace(rs.Namespace))
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	names := map[string]bool{}
 	var live []*corev1.Pod
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for _, p := range pods {
 		names[p.Name] = true
 		if metav1.IsControlledBy(p, &rs) && p.DeletionTimestamp.IsZero() && p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded {
 			live = append(live, p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/internal/shared"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,24 +47,25 @@ func JobFinished(job *batchv1.Job) (batchv1.JobConditionType, bool) {
 	return "", false
 }
 
+// Reconcile reads the Job and its pods shared (package shared): it only
+// reads them, and writes a copy of the Job.
 func (r *jobController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var job batchv1.Job
-	if err := r.Get(ctx, req.NamespacedName, &job); err != nil {
+	job, err := shared.Get[*batchv1.Job](ctx, r.Client, req.NamespacedName)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if _, done := JobFinished(&job); done || !job.DeletionTimestamp.IsZero() {
+	if _, done := JobFinished(job); done || !job.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(job.Namespace)); err != nil {
+	pods, err := shared.List[*corev1.Pod](ctx, r.Client, &corev1.PodList{}, client.InNamespace(job.Namespace))
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	var active []*corev1.Pod
 	var succeeded, failed, ready int32
 	names := map[string]bool{}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if !metav1.IsControlledBy(p, &job) {
+	for _, p := range pods {
+		if !metav1.IsControlledBy(p, job) {
 			continue
 		}
 		names[p.Name] = true
@@ -126,7 +128,7 @@ func (r *jobController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 				pod.Labels = map[string]string{}
 			}
 			pod.Labels["batch.kubernetes.io/job-name"] = job.Name
-			if err := controllerutil.SetControllerReference(&job, pod, r.Scheme()); err != nil {
+			if err := controllerutil.SetControllerReference(job, pod, r.Scheme()); err != nil {
 				return ctrl.Result{}, err
 			}
 			if err := r.Create(ctx, pod); err != nil {
@@ -141,8 +143,11 @@ func (r *jobController) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 	}
 	st.Active, st.Succeeded, st.Failed, st.Ready = int32(len(active)), succeeded, failed, &ready
-	job.Status = *st
-	return ctrl.Result{}, r.Status().Update(ctx, &job)
+	// A status write reads the metadata and status it is given and
+	// replaces the whole object with what the server stored: the spec
+	// is only read, so the shared one is not copied.
+	out := &batchv1.Job{TypeMeta: job.TypeMeta, ObjectMeta: *job.ObjectMeta.DeepCopy(), Spec: job.Spec, Status: *st}
+	return ctrl.Result{}, r.Status().Update(ctx, out)
 }
 
 func podReady(p *corev1.Pod) bool {

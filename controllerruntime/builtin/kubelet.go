@@ -5,6 +5,7 @@ import (
 	"time"
 
 	crt "github.com/converge-sim/converge/controllerruntime"
+	"github.com/converge-sim/converge/controllerruntime/internal/shared"
 	"github.com/converge-sim/converge/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,45 +106,50 @@ func (k *kubelet) wait(pod *corev1.Pod, max int, label string) (ctrl.Result, boo
 	return ctrl.Result{}, false
 }
 
+// Reconcile reads the pod shared (package shared): it only reads it, and
+// changes and writes a copy.
 func (k *kubelet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var pod corev1.Pod
-	if err := k.Get(ctx, req.NamespacedName, &pod); err != nil {
+	read, err := shared.Get[*corev1.Pod](ctx, k.Client, req.NamespacedName)
+	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !pod.DeletionTimestamp.IsZero() || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	if !read.DeletionTimestamp.IsZero() || read.Status.Phase == corev1.PodSucceeded || read.Status.Phase == corev1.PodFailed {
 		return ctrl.Result{}, nil
 	}
 	now := k.m.Converter().Time(k.now())
-	completes := pod.Spec.RestartPolicy == corev1.RestartPolicyNever || pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
-	st := &pod.Status
-	switch {
+	completes := read.Spec.RestartPolicy == corev1.RestartPolicyNever || read.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
+	var pod *corev1.Pod
+	switch st := &read.Status; {
 	case st.Phase == "":
-		k.create(&pod, now)
+		pod = read.DeepCopy()
+		k.create(pod, now)
 	case st.Phase == corev1.PodPending || crashLooping(st):
 		if crashLooping(st) && st.ContainerStatuses[0].RestartCount >= k.opts.MaxRestarts {
 			return ctrl.Result{}, nil
 		}
-		if res, wait := k.wait(&pod, k.opts.MaxStartup, "kubelet: ticks for "+pod.Name+" to start"); wait {
+		if res, wait := k.wait(read, k.opts.MaxStartup, "kubelet: ticks for "+read.Name+" to start"); wait {
 			return res, nil
 		}
-		k.start(&pod, now)
+		pod = read.DeepCopy()
+		k.start(pod, now)
 	case st.Phase == corev1.PodRunning && completes:
-		if res, wait := k.wait(&pod, k.opts.MaxRun, "kubelet: ticks "+pod.Name+" runs"); wait {
+		if res, wait := k.wait(read, k.opts.MaxRun, "kubelet: ticks "+read.Name+" runs"); wait {
 			return res, nil
 		}
-		k.complete(&pod, now)
+		pod = read.DeepCopy()
+		k.complete(pod, now)
 	default:
 		return ctrl.Result{}, nil
 	}
-	if err := k.Status().Update(ctx, &pod); err != nil {
+	if err := k.Status().Update(ctx, pod); err != nil {
 		return ctrl.Result{}, err
 	}
-	switch {
+	switch st := &pod.Status; {
 	case st.Phase == corev1.PodPending:
-		res, _ := k.wait(&pod, k.opts.MaxStartup, "kubelet: ticks for "+pod.Name+" to start")
+		res, _ := k.wait(pod, k.opts.MaxStartup, "kubelet: ticks for "+pod.Name+" to start")
 		return res, nil
 	case st.Phase == corev1.PodRunning && completes && !crashLooping(st):
-		res, _ := k.wait(&pod, k.opts.MaxRun, "kubelet: ticks "+pod.Name+" runs")
+		res, _ := k.wait(pod, k.opts.MaxRun, "kubelet: ticks "+pod.Name+" runs")
 		return res, nil
 	}
 	if due, ok := k.due[pod.UID]; ok {

@@ -13,9 +13,12 @@ import (
 // bounded exploration (model.Fingerprinter), so that its guarantee covers
 // them instead of naming them as unfingerprinted. The Deployment,
 // ReplicaSet and Job controllers keep nothing but their client and
-// manager; the kubelet keeps the transitions and failures it drew.
+// manager (the Deployment controller's kept template hashes are a
+// function of the versions it read, and change nothing it does); the
+// kubelet keeps the transitions and failures it drew.
 
-// Fingerprint writes nothing: the controller keeps no memory.
+// Fingerprint writes nothing: the controller keeps no memory that
+// changes what it does.
 func (*deploymentController) Fingerprint(hash.Hash64) {}
 
 // Fingerprint writes nothing: the controller keeps no memory.

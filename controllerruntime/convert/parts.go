@@ -42,9 +42,11 @@ const partEntries = 8
 type partPlan struct {
 	index int
 	dec   *decodePlan
-	// copyInto is the part type's DeepCopyInto, or zero for a type
-	// without one: its decodes are not kept.
-	copyInto reflect.Value
+	// copyInto deep-copies a part (both arguments pointers to the part
+	// type): its DeepCopyInto, or an assignment for a type without one
+	// that refers to nothing (plainCopy); nil for any other type, whose
+	// decodes are not kept.
+	copyInto func(src, dst reflect.Value)
 	// mu guards kept, newest first; a kept value is never modified.
 	mu   sync.Mutex
 	kept []partEntry
@@ -109,7 +111,9 @@ func buildParts(t reflect.Type) *objectParts {
 		pp := &partPlan{index: m.index, dec: dec}
 		if method, ok := reflect.PointerTo(ft).MethodByName("DeepCopyInto"); ok && ft.Kind() == reflect.Struct &&
 			method.Type.NumIn() == 2 && method.Type.In(1) == reflect.PointerTo(ft) && method.Type.NumOut() == 0 {
-			pp.copyInto = method.Func
+			pp.copyInto = func(src, dst reflect.Value) { method.Func.Call([]reflect.Value{src, dst}) }
+		} else if !ok && plainCopy && refersToNothing(ft, 0) {
+			pp.copyInto = func(src, dst reflect.Value) { dst.Elem().Set(src.Elem()) }
 		}
 		if m.name == "spec" {
 			p.spec = pp
@@ -121,6 +125,46 @@ func buildParts(t reflect.Type) *objectParts {
 		return nil
 	}
 	return p
+}
+
+// plainCopy is false only in the test that checks that keeping the
+// decodes of parts that refer to nothing gives the traces a decode each
+// time gives (TestFastPathsGiveTheSameTraces, through SetPlainCopy).
+var plainCopy = true
+
+// SetPlainCopy turns on or off the assignment copy of part types without
+// a DeepCopyInto that refer to nothing (a spec of plain numbers and
+// strings, as the memcached sample's); it applies to the part plans built
+// after it, and returns the setting it replaced. For tests.
+func SetPlainCopy(on bool) (was bool) {
+	was, plainCopy = plainCopy, on
+	return was
+}
+
+// refersToNothing reports whether a value of type t holds no pointer,
+// map, slice, interface, channel or func, at any depth: an assignment
+// copies it whole, as a deep copy would, and no reader can reach a kept
+// value through it. Strings count as values: they cannot be modified.
+func refersToNothing(t reflect.Type, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	case reflect.Array:
+		return refersToNothing(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !refersToNothing(t.Field(i).Type, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // decodeParts fills v, a zero object of a kind whose body is a spec, from
@@ -153,7 +197,7 @@ func (pp *partPlan) decode(f model.Fields, dv reflect.Value, share bool) error {
 		if share {
 			dv.Set(hit.Elem())
 		} else {
-			pp.copyInto.Call([]reflect.Value{hit, dv.Addr()})
+			pp.copyInto(hit, dv.Addr())
 		}
 		return nil
 	}
@@ -161,7 +205,7 @@ func (pp *partPlan) decode(f model.Fields, dv reflect.Value, share bool) error {
 	if err != nil {
 		return err
 	}
-	if share && pp.copyInto.IsValid() {
+	if share && pp.copyInto != nil {
 		kept := reflect.New(dv.Type())
 		if err := pp.dec.dec(u, kept.Elem()); err != nil {
 			return err
@@ -173,9 +217,9 @@ func (pp *partPlan) decode(f model.Fields, dv reflect.Value, share bool) error {
 	if err := pp.dec.dec(u, dv); err != nil {
 		return err
 	}
-	if pp.copyInto.IsValid() {
+	if pp.copyInto != nil {
 		kept := reflect.New(dv.Type())
-		pp.copyInto.Call([]reflect.Value{dv.Addr(), kept})
+		pp.copyInto(dv.Addr(), kept)
 		pp.keep(f, kept)
 	}
 	return nil
@@ -184,7 +228,7 @@ func (pp *partPlan) decode(f model.Fields, dv reflect.Value, share bool) error {
 // lookup returns the kept decode of content f, moved to the front, or the
 // zero Value.
 func (pp *partPlan) lookup(f model.Fields) reflect.Value {
-	if !pp.copyInto.IsValid() {
+	if pp.copyInto == nil {
 		return reflect.Value{}
 	}
 	pp.mu.Lock()

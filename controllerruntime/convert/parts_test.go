@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	cachev1alpha1 "github.com/converge-sim/converge/controllerruntime/examples/memcached/api/v1alpha1"
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -218,4 +220,55 @@ func TestStatusEqualMeansTheSameEncoding(t *testing.T) {
 	}
 	assert.False(t, c.StatusEqual(withQ(q1), withQ(q2)), "one quantity in two formats")
 	assert.True(t, c.StatusEqual(withQ(q1), withQ(resource.MustParse("1Ki"))))
+}
+
+// TestAPartThatRefersToNothingIsKeptAndCopiedByAssignment: a spec without
+// a DeepCopyInto whose fields are plain values (the memcached sample's)
+// has its decodes kept as any part with a DeepCopyInto, copied out by
+// assignment; a type that refers to anything is not.
+func TestAPartThatRefersToNothingIsKeptAndCopiedByAssignment(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want bool
+	}{
+		{cachev1alpha1.MemcachedSpec{}, true},
+		{struct {
+			A [2]string
+			B struct{ C float64 }
+		}{}, true},
+		{struct{ A []int }{}, false},
+		{struct{ A *int32 }{}, false},
+		{struct{ A map[string]string }{}, false},
+		{struct{ A any }{}, false},
+		{struct{ A [1]*int }{}, false},
+	} {
+		assert.Equal(t, c.want, refersToNothing(reflect.TypeOf(c.v), 0), "%T", c.v)
+	}
+
+	scheme := runtime.NewScheme()
+	require.NoError(t, cachev1alpha1.AddToScheme(scheme))
+	conv, err := New(scheme, Options{})
+	require.NoError(t, err)
+	typ := reflect.TypeFor[cachev1alpha1.Memcached]()
+	parts := conv.partsOf(typ)
+	require.NotNil(t, parts)
+	require.NotNil(t, parts.spec.copyInto, "MemcachedSpec has no DeepCopyInto and refers to nothing")
+
+	mo, err := conv.ToModel(&cachev1alpha1.Memcached{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cache"},
+		Spec: cachev1alpha1.MemcachedSpec{Size: 3, ContainerPort: 11211}})
+	require.NoError(t, err)
+	want := wholeDecode(t, conv, mo, typ)
+	for i := range 3 {
+		got := &cachev1alpha1.Memcached{}
+		require.NoError(t, conv.FromModel(mo, got))
+		require.Equal(t, want, got, "decode %d", i)
+		got.Spec.Size = 99 // a reader's change is its own
+	}
+	assert.Len(t, parts.spec.kept, 1, "one content, decoded once and kept")
+
+	was := SetPlainCopy(false)
+	defer SetPlainCopy(was)
+	plain, err := New(scheme, Options{})
+	require.NoError(t, err)
+	assert.Nil(t, plain.partsOf(typ).spec.copyInto)
 }
