@@ -57,13 +57,18 @@ func exampleTraces(t *testing.T, runs int) []string {
 // shared with the converter), a status update that sends the memo's
 // encoding of the status it read, the memo of built-in defaulting, the
 // memo's own objects for the builder's Owns watches and invariant
-// verdicts kept while the kinds they read are unwritten, give every run
-// of the CronJob and memcached examples the trace the plain paths give,
-// byte for byte.
+// verdicts kept while the kinds they read are unwritten, and the user
+// actor's merge patches applied to the stored body give every run of the
+// CronJob and memcached examples the trace the plain paths give, byte for
+// byte; and so does the merge patch's path alone turned off.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
 	restore()
 	shared := exampleTraces(t, 12)
 	require.Equal(t, plain, shared)
+	restore = crt.SetFastMergePatch(false)
+	jsonPatches := exampleTraces(t, 12)
+	restore()
+	require.Equal(t, shared, jsonPatches, "the merge patch through JSON")
 }
