@@ -97,14 +97,17 @@ func (c *Converter) MergePatch(cur *model.Object, data []byte, into client.Objec
 			body[k] = x
 		}
 	}
-	u, err := c.body(cur)
-	if err != nil {
-		return false
-	}
-	mergeObject(u, body)
 	v.Elem().SetZero()
-	if dec.dec(u, v.Elem()) != nil {
-		return false
+	if !c.mergeParts(cur, body, v.Elem()) {
+		u, err := c.body(cur)
+		if err != nil {
+			return false
+		}
+		mergeObject(u, body)
+		v.Elem().SetZero()
+		if dec.dec(u, v.Elem()) != nil {
+			return false
+		}
 	}
 	c.metaFromModel(cur, into)
 	into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])
@@ -115,6 +118,61 @@ func (c *Converter) MergePatch(cur *model.Object, data []byte, into client.Objec
 		}
 		om, ok := acc.GetObjectMeta().(*metav1.ObjectMeta)
 		if !ok || !mergeMeta(om, meta) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeParts is MergePatch's merge and decode for a kind whose body is a
+// spec (parts.go): a part the patch leaves alone (most often the status)
+// is decoded by its content, a copy of the converter's kept decode when
+// there is one, as FromModel decodes it; only a part the patch names is
+// unflattened, merged and decoded. It reports false where the whole body
+// is to be merged and decoded instead (which then gives the result or
+// declines).
+func (c *Converter) mergeParts(cur *model.Object, body map[string]any, v reflect.Value) bool {
+	if !c.hoist[c.kinds[cur.Kind]] {
+		return false
+	}
+	parts := c.partsOf(v.Type())
+	if parts == nil {
+		return false
+	}
+	for k := range body {
+		if k != "spec" && k != "status" {
+			return false
+		}
+	}
+	for _, part := range []struct {
+		name string
+		plan *partPlan
+		f    model.Fields
+	}{{"spec", parts.spec, cur.Spec}, {"status", parts.status, cur.Status}} {
+		p, named := body[part.name]
+		if part.plan == nil {
+			if named || part.f.Len() > 0 {
+				return false
+			}
+			continue
+		}
+		dv := v.Field(part.plan.index)
+		if !named {
+			if part.plan.decode(part.f, dv, false) != nil {
+				return false
+			}
+			continue
+		}
+		doc := map[string]any{}
+		if part.f.Len() > 0 {
+			u, err := Unflatten(part.f)
+			if err != nil {
+				return false
+			}
+			doc[part.name] = u
+		}
+		mergeObject(doc, map[string]any{part.name: p})
+		if x := doc[part.name]; x != nil && part.plan.dec.dec(x, dv) != nil {
 			return false
 		}
 	}
