@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
@@ -14,8 +15,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -202,14 +205,34 @@ func TestMergePatchFastPathAgreesWithJSON(t *testing.T) {
 }
 
 // TestMergePatchFastPathAgreesWithJSONOnAnyPatch: the same, for patches
-// rapid draws, both random JSON over names of the ReplicaSet's fields
-// (in other cases too) and merge patches controller-runtime computes from
-// random edits of the object, applied to random ReplicaSets.
+// rapid draws, both random JSON over names of the ReplicaSet's and the
+// Pod's fields (in other cases too) and merge patches controller-runtime
+// computes from random edits of the object, applied to random ReplicaSets
+// and Pods (quantities, int-or-strings, timestamps).
 func TestMergePatchFastPathAgreesWithJSONOnAnyPatch(t *testing.T) {
 	var checks, taken, written int
 	rapid.Check(t, func(rt *rapid.T) {
-		rs := drawReplicaSet(rt)
 		var p client.Patch
+		if rapid.IntRange(0, 3).Draw(rt, "pod") == 0 {
+			pod := drawPod(rt)
+			v := map[string]any{rapid.SampledFrom([]string{"spec", "status", "metadata"}).Draw(rt, "top"): drawJSON(rt, 1)}
+			d, err := json.Marshal(v)
+			require.NoError(rt, err)
+			p = client.RawPatch(types.MergePatchType, d)
+			status := rapid.Bool().Draw(rt, "status")
+			fast, took := patchWith(rt, true, []client.Object{pod}, pod, p, status)
+			slow, _ := patchWith(rt, false, []client.Object{pod}, pod, p, status)
+			require.Equal(rt, slow, fast)
+			checks++
+			if took {
+				taken++
+				if fast.err == "" {
+					written++
+				}
+			}
+			return
+		}
+		rs := drawReplicaSet(rt)
 		if rapid.Bool().Draw(rt, "typed") {
 			base := rs.DeepCopy()
 			edited := drawReplicaSet(rt)
@@ -248,7 +271,9 @@ func TestMergePatchFastPathAgreesWithJSONOnAnyPatch(t *testing.T) {
 var patchNames = []string{"replicas", "Replicas", "minReadySeconds", "template", "spec", "metadata", "labels", "annotations",
 	"containers", "name", "image", "Image", "args", "nodeSelector", "activeDeadlineSeconds", "selector", "matchLabels",
 	"readyReplicas", "observedGeneration", "finalizers", "resourceVersion", "conditions", "type", "status", "ports",
-	"containerPort", "resources", "limits", "cpu", "securityContext", "runAsUser", "env", "value", "x"}
+	"containerPort", "resources", "limits", "requests", "cpu", "memory", "securityContext", "runAsUser", "env", "value",
+	"phase", "startTime", "lastTransitionTime", "podIP", "containerStatuses", "ready", "restartCount", "livenessProbe",
+	"httpGet", "port", "path", "x"}
 
 // drawJSON draws a JSON value whose numbers are literals of every form.
 func drawJSON(t *rapid.T, depth int) any {
@@ -263,7 +288,8 @@ func drawJSON(t *rapid.T, depth int) any {
 		return json.Number(rapid.SampledFrom([]string{"0", "1", "-1", "3", "7", "1.5", "2.0", "1e2", "3000000000", "-3000000000",
 			"9007199254740993", "99999999999999999999"}).Draw(t, "number"))
 	case 2:
-		return rapid.SampledFrom([]string{"", "a", "web", "app:v2", "100m", "2Gi", "true", "AAAA", "!!"}).Draw(t, "string")
+		return rapid.SampledFrom([]string{"", "a", "web", "app:v2", "100m", "0.5", "2Gi", "1000m", "true", "AAAA", "!!", "http",
+			"Running", "2025-01-01T00:00:05Z", "2025-01-01T00:00:05.5Z", "8080"}).Draw(t, "string")
 	case 3:
 		return rapid.Bool().Draw(t, "bool")
 	case 4:
@@ -308,4 +334,39 @@ func drawReplicaSet(t *rapid.T) *appsv1.ReplicaSet {
 		ps.ActiveDeadlineSeconds = new(int64(rapid.IntRange(1, 100).Draw(t, "seconds")))
 	}
 	return rs
+}
+
+// drawPod draws a Pod named web with resources, a probe and a status.
+func drawPod(t *rapid.T) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "app", Image: "app:v1",
+			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse(rapid.SampledFrom([]string{"100m", "1", "1500m"}).Draw(t, "cpu"))}},
+		}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending},
+	}
+	if rapid.Bool().Draw(t, "probe") {
+		p.Spec.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+			HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(rapid.Int32Range(1, 9000).Draw(t, "port"))}}}
+	}
+	if rapid.Bool().Draw(t, "started") {
+		p.Status.StartTime = &metav1.Time{Time: time.Date(2025, 1, 1, 0, 0, rapid.IntRange(0, 59).Draw(t, "second"), 0, time.UTC)}
+	}
+	return p
+}
+
+// TestMergePatchDeclinesSubSecondTimes: with a tick finer than a second
+// the JSON path truncates the metadata's timestamps, so the fast path
+// leaves such a converter's patches to it.
+func TestMergePatchDeclinesSubSecondTimes(t *testing.T) {
+	stored, err := patchConv.ToModel(testReplicaSet())
+	require.NoError(t, err)
+	stored.UID, stored.ResourceVersion, stored.Generation, stored.CreationTimestamp = "u", 2, 1, 3
+	data := []byte(`{"spec":{"replicas":1}}`)
+	assert.True(t, patchConv.MergePatch(stored, data, &appsv1.ReplicaSet{}))
+	fine, err := convert.New(clientgoscheme.Scheme, convert.Options{Tick: 500 * time.Millisecond})
+	require.NoError(t, err)
+	assert.False(t, fine.MergePatch(stored, data, &appsv1.ReplicaSet{}))
 }
