@@ -43,6 +43,9 @@ import (
 //   - timestamps must survive encoding/json's second precision (an epoch
 //     and a tick of whole seconds).
 //
+// One difference is left: a stored string that is not valid UTF-8 keeps
+// its bytes here, where encoding/json replaces them.
+//
 // A patch of the metadata is merged into the metadata's own JSON, as the
 // general path does, so that only the (small) metadata passes through
 // JSON.
