@@ -370,3 +370,17 @@ func TestMergePatchDeclinesSubSecondTimes(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, fine.MergePatch(stored, data, &appsv1.ReplicaSet{}))
 }
+
+// TestMergePatchOfInvalidUTF8AgreesWithJSON: encoding/json replaces the
+// bytes of a string that is not valid UTF-8, so the fast path leaves an
+// object holding one to the JSON path.
+func TestMergePatchOfInvalidUTF8AgreesWithJSON(t *testing.T) {
+	rs := testReplicaSet()
+	rs.Spec.Template.Spec.Containers[0].Args = []string{"-a\xff"}
+	p := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":1}}`))
+	fast, took := patchWith(t, true, []client.Object{rs}, rs, p, false)
+	slow, _ := patchWith(t, false, []client.Object{rs}, rs, p, false)
+	assert.Equal(t, slow, fast)
+	assert.False(t, took)
+	assert.NotContains(t, fast.stored, `\xff`, "the JSON path replaced the byte")
+}

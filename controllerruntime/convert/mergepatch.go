@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/converge-sim/converge/model"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -42,9 +43,8 @@ import (
 //     no apiVersion or kind in the patch;
 //   - timestamps must survive encoding/json's second precision (an epoch
 //     and a tick of whole seconds).
-//
-// One difference is left: a stored string that is not valid UTF-8 keeps
-// its bytes here, where encoding/json replaces them.
+//   - every string of the stored object must be valid UTF-8 (encoding/json
+//     replaces the bytes of one that is not).
 //
 // A patch of the metadata is merged into the metadata's own JSON, as the
 // general path does, so that only the (small) metadata passes through
@@ -77,7 +77,7 @@ func (c *Converter) MergePatch(cur *model.Object, data []byte, into client.Objec
 		return false
 	}
 	patch, ok := parseMergePatch(data)
-	if !ok {
+	if !ok || !validUTF8(cur) {
 		return false
 	}
 	var meta map[string]any
@@ -177,6 +177,42 @@ func (c *Converter) mergeParts(cur *model.Object, body map[string]any, v reflect
 		mergeObject(doc, map[string]any{part.name: p})
 		if x := doc[part.name]; x != nil && part.plan.dec.dec(x, dv) != nil {
 			return false
+		}
+	}
+	return true
+}
+
+// validUTF8 reports whether every string of mo, its paths' keys
+// included, is valid UTF-8, as encoding/json leaves it.
+func validUTF8(mo *model.Object) bool {
+	for _, s := range []string{mo.Namespace, mo.Name, mo.GenerateName} {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	for _, s := range mo.Finalizers {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	for _, r := range mo.OwnerReferences {
+		if !utf8.ValidString(r.Kind) || !utf8.ValidString(r.Name) || !utf8.ValidString(string(r.UID)) {
+			return false
+		}
+	}
+	for k, v := range mo.Labels.All() {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return false
+		}
+	}
+	for _, f := range []model.Fields{mo.Spec, mo.Status} {
+		for k, v := range f.All() {
+			if !utf8.ValidString(k) {
+				return false
+			}
+			if s, ok := v.(string); ok && !utf8.ValidString(s) {
+				return false
+			}
 		}
 	}
 	return true
