@@ -23,7 +23,10 @@ import (
 // that version's resourceVersion as precondition, so it cannot conflict
 // unless the patch itself carries a resourceVersion (as
 // client.MergeFromWithOptimisticLock does). On success obj holds the
-// stored result.
+// stored result. A JSON merge patch of a typed kind is applied to the
+// stored object's body without encoding it (convert.Converter.MergePatch,
+// docs/design.md "Patches"), with the result and errors of the path
+// through JSON the other patch types take.
 func (cl *modelClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	po := (&client.PatchOptions{}).ApplyOptions(opts)
 	if len(po.DryRun) > 0 {
@@ -53,11 +56,15 @@ func (cl *modelClient) patch(obj client.Object, patch client.Patch, po *client.P
 	if err != nil {
 		return cl.apiError(err, gvk, mo.Name)
 	}
-	next, err := cl.newObject(mo.Kind, obj)
-	if err != nil {
-		return err
+	var next client.Object
+	if fastMergePatch && patch.Type() == types.MergePatchType {
+		// Where it declines, the general path gives the result or the
+		// error (an error of newObject's included).
+		if n, err := cl.newObject(mo.Kind, obj); err == nil && cl.conv.MergePatch(cur, data, n) {
+			next = n
+		}
 	}
-	if !fastMergePatch || patch.Type() != types.MergePatchType || !cl.conv.MergePatch(cur, data, next) {
+	if next == nil {
 		if next, err = cl.patchGeneral(cur, mo, patch.Type(), data, obj); err != nil {
 			return err
 		}
