@@ -9,15 +9,17 @@ import (
 // status's encoding, the memo of built-in defaulting and the invariants'
 // verdicts memoized by the kinds read and the memo's own objects for the
 // builder's Owns watches, the built-in controllers' shared reads, the
-// Deployment controller's kept template hashes and the converter's kept decodes of parts that refer to nothing (for converters
-// made after) on or off, and
-// returns a func that restores them (TestFastPathsGiveTheSameTraces).
+// Deployment controller's kept template hashes, the converter's kept
+// decodes of parts that refer to nothing (for converters made after) and
+// JSON merge patches applied to the stored body
+// (convert.Converter.MergePatch) on or off, and returns a func that
+// restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
-	decode, status, defaults, verdicts, owns, reads, hashes := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes
-	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes = on, on, on, on, on, on, on
+	decode, status, defaults, verdicts, owns, reads, hashes, patch := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch
+	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
 	return func() {
-		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes = decode, status, defaults, verdicts, owns, reads, hashes
+		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = decode, status, defaults, verdicts, owns, reads, hashes, patch
 		convert.SetPlainCopy(plain)
 	}
 }
@@ -44,4 +46,13 @@ func SetKeepHashes(on bool) (restore func()) {
 	was := shared.KeepHashes
 	shared.KeepHashes = on
 	return func() { shared.KeepHashes = was }
+}
+
+// SetFastMergePatch turns the JSON merge patch applied to the stored body
+// (convert.Converter.MergePatch) alone on or off, and returns a func that
+// restores it (TestFastPathsGiveTheSameTraces).
+func SetFastMergePatch(on bool) (restore func()) {
+	was := fastMergePatch
+	fastMergePatch = on
+	return func() { fastMergePatch = was }
 }

@@ -58,14 +58,16 @@ func exampleTraces(t *testing.T, runs int) []string {
 // shared with the converter), a status update that sends the memo's
 // encoding of the status it read, the memo of built-in defaulting, the
 // memo's own objects for the builder's Owns watches and invariant
-// verdicts kept while the kinds they read are unwritten, give every run
-// of the CronJob and memcached examples the trace the plain paths give,
-// byte for byte.
+// verdicts kept while the kinds they read are unwritten, and the user
+// actor's merge patches applied to the stored body give every run of the
+// CronJob and memcached examples the trace the plain paths give, byte for
+// byte.
 //
 // The paths added since are also switched off one at a time: the
 // built-in controllers' shared reads (package shared), the kept
-// decodes of spec and status types that refer to nothing, and the
-// Deployment controller's kept template hashes.
+// decodes of spec and status types that refer to nothing, the
+// Deployment controller's kept template hashes and the merge patch's
+// path.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
@@ -79,6 +81,7 @@ func TestFastPathsGiveTheSameTraces(t *testing.T) {
 		{"shared reads", crt.SetSharedReads},
 		{"plain copies", crt.SetPlainCopy},
 		{"kept template hashes", crt.SetKeepHashes},
+		{"the merge patch through JSON", crt.SetFastMergePatch},
 	} {
 		restore := off.set(false)
 		without := exampleTraces(t, 12)
