@@ -110,3 +110,15 @@ func (r replayer) under(mix faults.Mix, second bool) func(seed uint64) string {
 		return func(seed uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", r.goTest, seed) }
 	}
 }
+
+// planned blanks the replay line of a planned run's counterexample when
+// the line re-runs one seed with one run (a caller's command, a
+// Program's line): that run is rapid's, not the plan's. A go test line
+// re-runs the whole search from the seed it started from, and makes the
+// planned run again.
+func (r replayer) planned(cx *Counterexample) {
+	if cx == nil || cx.Planned == 0 || r.goTest != "" {
+		return
+	}
+	cx.Replay = ""
+}

@@ -94,6 +94,9 @@ type SearchOptions struct {
 	// loopStop: the tests that compare, and a search whose minimal run,
 	// made again in full, failed otherwise than its cut run did.
 	wholeLoops bool
+	// noPlan makes a random search without the faults planned from the
+	// reference run (plan.go), the search before them, for tests.
+	noPlan bool
 	// observe, if set, sees every run the search makes or the memo
 	// answers, as propConfig.observe.
 	observe func(out *Outcome, choices []int)
@@ -135,6 +138,12 @@ type Counterexample struct {
 	// seed alone does not make it again, its Schedule and Choices do
 	// (Replay; fuzzrun -replay of its finding file).
 	FromCorpus bool
+	// Planned is, for a run of the plan of faults read off the reference
+	// run (docs/design.md, "Faults planned from the reference run"), its
+	// number in the plan, from 1; zero for a run rapid drew. A planned
+	// run is made again by a search from Seed with as many runs as the
+	// one that found it (a go test line), not by a seed's one run.
+	Planned int
 	// Class is Adversarial when the shrunk schedule still needs an
 	// adversarial fault (drop): a handler bug, not something client-go
 	// does; Faithful otherwise.
@@ -190,6 +199,8 @@ func (cx *Counterexample) Report() string {
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
 	case cx.FromCorpus:
 		b.WriteString("replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run mutated a corpus that earlier runs built, so its seed alone does not make it again\n")
+	case cx.Planned > 0:
+		fmt.Fprintf(&b, "replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run is number %d of the faults planned from the reference run, which a search of its seed makes again with as many runs, not a seed's one run\n", cx.Planned)
 	}
 	return b.String()
 }
@@ -293,6 +304,9 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 		return nil, err
 	}
 	res, err := p.searchOnce(opts, replay.under(p.mix, false))
+	if err == nil {
+		replay.planned(res.Counterexample)
+	}
 	if err != nil || res.Counterexample == nil || res.Counterexample.Class != faults.Adversarial {
 		return res, err
 	}
@@ -310,6 +324,7 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	replay.planned(again.Counterexample)
 	if again.Counterexample == nil {
 		res.Counterexample.FaithfulRuns = again.Runs
 		res.Runs += again.Runs
@@ -352,7 +367,7 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 		times     []model.Time
 	)
 	prog := newProgress(opts.Progress, sc.Name+"/"+p.mix.String())
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: prog.answered, stopLoops: !opts.wholeLoops, observe: func(out *Outcome, ch []int) {
+	see := func(out *Outcome, ch []int) {
 		if opts.observe != nil {
 			opts.observe(out, ch)
 		}
@@ -368,10 +383,31 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 			failedYet = true
 			minimal, choices = out, ch
 		}
-	}})
+	}
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: prog.answered, stopLoops: !opts.wholeLoops, observe: see})
 	prop = prog.wrap(prop)
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + p.mix.String()}
-	rapid.Check(tb, prop)
+	plan := p.plannedRuns(&opts)
+	if len(plan) == 0 {
+		rapid.Check(tb, prop)
+	} else {
+		// Planned runs between rapid's (plan.go): rapid's own runs keep
+		// their seeds, one Check each.
+		planned, err := p.interleave(tb, prop, plan, &opts, prog, see)
+		if err != nil {
+			return nil, err
+		}
+		if planned != nil {
+			res := &SearchResult{Runs: runs, ConvergeTimes: times}
+			fr, ch, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+			if err != nil {
+				return nil, err
+			}
+			res.Counterexample = p.counterexample(fr, ch, opts.Strategy, opts.Seed, replay(opts.Seed), shrunk, deletions)
+			res.Counterexample.Planned = planned.n
+			return res, nil
+		}
+	}
 
 	res := &SearchResult{Runs: runs, ConvergeTimes: times}
 	if !tb.failed {
