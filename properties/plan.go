@@ -133,6 +133,16 @@ const maxPlanned = 24
 // its first landmarks early. seed permutes the kinds within each round,
 // so that seeds differ; the same seed gives the same plan.
 func plannedSchedules(lm *landmarks, mix faults.Mix, topo faults.Topology, b faults.Budget, seed uint64) []faults.Schedule {
+	var out []faults.Schedule
+	for _, round := range planRounds(lm, mix, topo, b, seed) {
+		out = append(out, round...)
+	}
+	return out
+}
+
+// planRounds is plannedSchedules by round: one schedule of each kind
+// that has one left.
+func planRounds(lm *landmarks, mix faults.Mix, topo faults.Topology, b faults.Budget, seed uint64) [][]faults.Schedule {
 	if lm == nil {
 		return nil
 	}
@@ -141,13 +151,14 @@ func plannedSchedules(lm *landmarks, mix faults.Mix, topo faults.Topology, b fau
 	nFaithful := 0
 	for i, k := range append(slices.Clone(faithful), adversarial...) {
 		var list []faults.Schedule
-		seen := map[string]bool{}
+		seen := map[any]bool{}
 		for _, tf := range plannedFor(k, lm, topo, b) {
 			s := faults.Schedule{tf}
-			if s.Fits(mix, topo, b) != nil || seen[s.String()] {
+			key := planKey(tf)
+			if seen[key] || s.Fits(mix, topo, b) != nil {
 				continue
 			}
-			seen[s.String()] = true
+			seen[key] = true
 			list = append(list, s)
 			if len(list) == maxPlanned {
 				break
@@ -161,7 +172,7 @@ func plannedSchedules(lm *landmarks, mix faults.Mix, topo faults.Topology, b fau
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x706c616e)) // "plan"
-	var out []faults.Schedule
+	var out [][]faults.Schedule
 	for round := 0; ; round++ {
 		order := make([]int, 0, len(perKind))
 		// Faithful kinds first, each part in an order the seed draws.
@@ -171,17 +182,35 @@ func plannedSchedules(lm *landmarks, mix faults.Mix, topo faults.Topology, b fau
 		for _, i := range a {
 			order = append(order, nFaithful+i)
 		}
-		added := false
+		var this []faults.Schedule
 		for _, i := range order {
 			if round < len(perKind[i]) {
-				out = append(out, perKind[i][round])
-				added = true
+				this = append(this, perKind[i][round])
 			}
 		}
-		if !added {
+		if len(this) == 0 {
 			return out
 		}
+		out = append(out, this)
 	}
+}
+
+// editKey is an edit's planKey: an edit target holds a slice.
+type editKey struct {
+	at              model.Time
+	resource, path  string
+	owned, recreate bool
+	pick, choice    int
+	value           int64
+}
+
+// planKey tells planned faults apart: the timed fault itself, which is
+// comparable for every kind but an edit.
+func planKey(t faults.Timed) any {
+	if e, ok := t.Fault.(faults.Edit); ok {
+		return editKey{at: t.At, resource: e.Target.Resource, path: e.Target.Path, owned: e.Target.Owned, recreate: e.Target.Recreate, pick: e.Pick, choice: e.Choice, value: e.Value}
+	}
+	return t
 }
 
 // plannedFor is the faults of kind k the landmarks call for, earlier
@@ -207,20 +236,18 @@ func plannedFor(k faults.Kind, lm *landmarks, topo faults.Topology, b faults.Bud
 			add(w.at, faults.Partition{Controller: w.controller, For: down})
 		}
 	case faults.KindRestart:
-		// A crash after the controller's k-th write of its first ticks,
-		// in the middle of a reconcile, and one at a write's time.
+		// A crash right after the controller's 1st or 2nd write of a
+		// tick (between a reconcile's writes, or between a reconcile and
+		// the next), and one at each write's tick.
 		for _, w := range lm.writes {
-			if w.reconcile >= 0 {
-				r := lm.reconciles[w.reconcile]
-				k := w.nth
-				for _, e := range lm.writes {
-					if e.controller == w.controller && e.at < w.at {
-						k--
-					}
+			k := w.nth
+			for _, e := range lm.writes {
+				if e.controller == w.controller && e.at < w.at {
+					k--
 				}
-				if k >= 1 && k <= 2 && r.writes > 1 {
-					add(w.at, faults.Restart{Controller: w.controller, Down: 1, AfterWrites: k})
-				}
+			}
+			if k >= 1 && k <= 2 {
+				add(w.at, faults.Restart{Controller: w.controller, Down: 1, AfterWrites: k})
 			}
 			add(w.at, faults.Restart{Controller: w.controller, Down: 1})
 		}
@@ -301,9 +328,16 @@ func planString(plan []faults.Schedule) string {
 	return b.String()
 }
 
-// plannedRun is the planned run that failed: its number in the plan,
-// from 1.
-type plannedRun struct{ n int }
+// plannedFailure is the planned run that failed: its number in the
+// plan, from 1.
+type plannedFailure struct{ n int }
+
+// plannedRun is one run of the plan: a schedule, and whether the choices
+// its fault's strike does not make are drawn (planChooser.rng) or 0.
+type plannedRun struct {
+	sched faults.Schedule
+	draws bool
+}
 
 // plannedShare is the most of a search's runs the plan takes: one in
 // plannedShare.
@@ -315,7 +349,7 @@ const plannedShare = 2
 // a scenario not measured by a dry run. Its first schedules come first,
 // at most half the search's runs. A search without a seed gets one here,
 // as rapid would draw one, since the seed orders the plan.
-func (p *Prepared) plannedRuns(opts *SearchOptions) []faults.Schedule {
+func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 	if opts.Strategy.Name != "" && opts.Strategy.Name != StrategyRandom {
 		return nil
 	}
@@ -330,7 +364,7 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []faults.Schedule {
 	if opts.Seed == 0 {
 		opts.Seed = rand.Uint64() | 1
 	}
-	plan := plannedSchedules(dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, opts.Seed)
+	plan := plannedRounds(planRounds(dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, opts.Seed))
 	return plan[:min(len(plan), checks/plannedShare)]
 }
 
@@ -342,7 +376,7 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []faults.Schedule {
 // the dry run its faults were read off. It stops at the first failure:
 // rapid's, shrunk, is left in tb for the caller; a planned run's is
 // returned, already seen by see.
-func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []faults.Schedule, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedRun, error) {
+func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []plannedRun, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedFailure, error) {
 	checks := opts.Checks
 	if checks == 0 {
 		checks = rapidChecks()
@@ -357,10 +391,14 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []faults.
 	rapidRuns, planned := 0, 0
 	for slot := range checks {
 		if slot%plannedShare == 1 && planned < len(plan) {
-			sched := plan[planned]
+			run := plan[planned]
+			sched := run.sched
 			planned++
 			prog.runs++
 			ch := &planChooser{}
+			if run.draws {
+				ch.rng = rand.New(rand.NewPCG(opts.Seed, 1<<41+uint64(planned)))
+			}
 			out, err := p.execute(sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Wrap: runWrap(opts.Wrap)})
 			if err != nil {
 				return nil, err
@@ -370,7 +408,7 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []faults.
 				prog.line()
 			}
 			if out.Failure != nil {
-				return &plannedRun{n: planned}, nil
+				return &plannedFailure{n: planned}, nil
 			}
 			continue
 		}
@@ -387,6 +425,23 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []faults.
 	return nil, nil
 }
 
+// plannedRounds makes each round of the plan (a schedule of each kind)
+// twice: with every choice past the strike 0, the reference
+// run's, then drawn. A bug in an interleaving the settle-first schedule
+// does not take (the cronjob example's second Job for one run) needs the
+// draws; one the fault's moment alone exposes is found in the first.
+func plannedRounds(rounds [][]faults.Schedule) []plannedRun {
+	var out []plannedRun
+	for _, round := range rounds {
+		for _, draws := range []bool{false, true} {
+			for _, s := range round {
+				out = append(out, plannedRun{sched: s, draws: draws})
+			}
+		}
+	}
+	return out
+}
+
 // planChooser makes a planned run: its fault strikes at the start of its
 // tick, before the work the cluster owes then (the reference run's
 // writes and events of that tick), and every other choice is 0, the
@@ -396,22 +451,37 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []faults.
 // the run again.
 type planChooser struct {
 	log []int
+	// rng, when set, draws the choices the fault's strike does not make,
+	// as the coverage strategy's runs do (0 half the time).
+	rng *rand.Rand
 }
 
-func (c *planChooser) Choose(int, string) int {
-	c.log = append(c.log, 0)
-	return 0
+func (c *planChooser) Choose(n int, _ string) int {
+	v := c.draw(n)
+	c.log = append(c.log, v)
+	return v
+}
+
+// draw is a choice among n the strike does not make.
+func (c *planChooser) draw(n int) int {
+	if c.rng == nil || n <= 1 || c.rng.IntN(2) == 0 {
+		return 0
+	}
+	return 1 + c.rng.IntN(n-1)
 }
 
 func (c *planChooser) chooseStep(r *runner, n int, busy bool) int {
 	if n <= 1 {
 		return 0
 	}
-	v := 0
+	v := -1
 	if busy && strikesNow(r) {
 		if i := slices.IndexFunc(r.acts, func(a model.Action) bool { return a.Kind == model.ActTimer }); i >= 0 {
 			v = i + 1
 		}
+	}
+	if v < 0 {
+		v = c.draw(n)
 	}
 	c.log = append(c.log, v)
 	return v

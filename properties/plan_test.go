@@ -157,7 +157,8 @@ func TestRapidsRunsKeepTheirSeedsBetweenPlannedOnes(t *testing.T) {
 			continue
 		}
 		// Rapid's r-th run follows r-1 planned runs while the plan lasts.
-		r, planned := without.Runs, min(len(properties.PlanOf(p, seed)), 50)
+		// Each round of the plan is run twice (choices 0, then drawn).
+		r, planned := without.Runs, min(2*len(properties.PlanOf(p, seed)), 50)
 		assert.Equal(t, r+min(r-1, planned), with.Runs, "seed %d", seed)
 		assert.Equal(t, without.Counterexample.Seed, with.Counterexample.Seed)
 		assert.Equal(t, without.Counterexample.Schedule, with.Counterexample.Schedule)
@@ -165,4 +166,23 @@ func TestRapidsRunsKeepTheirSeedsBetweenPlannedOnes(t *testing.T) {
 		matched++
 	}
 	require.Positive(t, matched, "no seed in 1-10 found by rapid's run past its first")
+}
+
+// BenchmarkPlan measures what the plan costs a search: reading it off
+// the landmarks of the dry run Prepare already made (go test ./properties
+// -run '^$' -bench BenchmarkPlan).
+func BenchmarkPlan(b *testing.B) {
+	sc := properties.Scenario{Name: "ignores-conflicts", Build: broken.QuietWorld(broken.IgnoresConflicts())}
+	p, err := properties.Prepare(sc, scenarios.Healable)
+	require.NoError(b, err)
+	b.Run("plan", func(b *testing.B) {
+		for i := range b.N {
+			_ = properties.PlanOf(p, uint64(i))
+		}
+	})
+	b.Run("prepare", func(b *testing.B) {
+		for range b.N {
+			_, _ = properties.Prepare(sc, scenarios.Healable)
+		}
+	})
 }
