@@ -68,6 +68,6 @@ func RunPlanned(p *Prepared, sched faults.Schedule) (*Outcome, []int, error) {
 // WithoutPlan makes a random search without the faults planned from
 // the reference run, as before them.
 func WithoutPlan(opts SearchOptions) SearchOptions {
-	opts.noPlan = true
+	opts.NoPlan = true
 	return opts
 }

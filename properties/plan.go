@@ -358,7 +358,7 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 		checks = rapidChecks()
 	}
 	dry := p.shape.dry
-	if checks < 2 || len(p.mix) == 0 || p.shape.sc.Inputs != nil || dry == nil || dry.landmarks == nil || opts.noPlan {
+	if checks < 2 || len(p.mix) == 0 || p.shape.sc.Inputs != nil || dry == nil || dry.landmarks == nil || opts.NoPlan {
 		return nil
 	}
 	if opts.Seed == 0 {

@@ -86,6 +86,12 @@ type SearchOptions struct {
 	// smallest form keeps its CPU bounded. Zero shrinks to the fixed
 	// point, or to the limit a Go test's command line sets.
 	ShrinkTime time.Duration
+	// NoPlan makes a random search of rapid's draws alone, without the
+	// single faults planned from the scenario's reference run between
+	// them (docs/design.md, "Faults planned from the reference run"): the
+	// search as it was before them, for measures and tests that compare,
+	// or that need rapid's own counterexample.
+	NoPlan bool
 
 	// noMemo makes every run of the search, the tests that compare
 	// searches with the memo of runs already made and without it.
@@ -94,9 +100,6 @@ type SearchOptions struct {
 	// loopStop: the tests that compare, and a search whose minimal run,
 	// made again in full, failed otherwise than its cut run did.
 	wholeLoops bool
-	// noPlan makes a random search without the faults planned from the
-	// reference run (plan.go), the search before them, for tests.
-	noPlan bool
 	// observe, if set, sees every run the search makes or the memo
 	// answers, as propConfig.observe.
 	observe func(out *Outcome, choices []int)
