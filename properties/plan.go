@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
@@ -20,7 +19,7 @@ import (
 // them, plannedSchedules builds single-fault schedules aimed at those
 // moments, as Sieve and Acto perturb a reference trace where it matters,
 // and the random strategy runs them between rapid's draws
-// (plannedSearch).
+// (interleave).
 
 // landmarks are what the dry run did, in the order it did it.
 type landmarks struct {
@@ -316,16 +315,6 @@ func plannedFor(k faults.Kind, lm *landmarks, topo faults.Topology, b faults.Bud
 		}
 	}
 	return out
-}
-
-// planString renders a plan, one schedule a line, for tests.
-func planString(plan []faults.Schedule) string {
-	var b strings.Builder
-	for _, s := range plan {
-		b.WriteString(s.String())
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // plannedFailure is the planned run that failed: its number in the
