@@ -197,6 +197,9 @@ func (cx *Counterexample) Report() string {
 	case len(cx.Adversarial) > 0:
 		fmt.Fprintf(&b, "found by a second search under the faithful faults alone: the first counterexample needed an adversarial fault (%s), which client-go never produces; this one is a bug real clusters trigger\n", cx.Adversarial)
 	}
+	if cx.Planned > 0 && cx.Replay != "" {
+		fmt.Fprintf(&b, "found by run %d of the faults planned from the reference run; the line searches from the seed again\n", cx.Planned)
+	}
 	switch {
 	case cx.Replay != "":
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
