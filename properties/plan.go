@@ -332,6 +332,19 @@ type plannedRun struct {
 // plannedShare.
 const plannedShare = 2
 
+// plannedChecks is the runs of a random search with opts: Checks, or
+// rapid's setting, of which rapid runs a fifth under -short.
+func plannedChecks(opts *SearchOptions) int {
+	checks := opts.Checks
+	if checks == 0 {
+		checks = rapidChecks()
+	}
+	if testing.Short() {
+		checks /= 5
+	}
+	return checks
+}
+
 // plannedRuns is the plan of a random search with opts: none for
 // another strategy, a search of one run (fuzzrun's), a mix without
 // faults, a scenario with inputs (its planned runs would have none), or
@@ -342,10 +355,7 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 	if opts.Strategy.Name != "" && opts.Strategy.Name != StrategyRandom {
 		return nil
 	}
-	checks := opts.Checks
-	if checks == 0 {
-		checks = rapidChecks()
-	}
+	checks := plannedChecks(opts)
 	dry := p.shape.dry
 	if checks < 2 || len(p.mix) == 0 || p.shape.sc.Inputs != nil || dry == nil || dry.landmarks == nil || opts.NoPlan {
 		return nil
@@ -366,10 +376,7 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 // rapid's, shrunk, is left in tb for the caller; a planned run's is
 // returned, already seen by see.
 func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []plannedRun, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedFailure, error) {
-	checks := opts.Checks
-	if checks == 0 {
-		checks = rapidChecks()
-	}
+	checks := plannedChecks(opts)
 	per := "1"
 	if testing.Short() {
 		per = "5" // rapid runs a fifth of its checks under -short
