@@ -377,6 +377,14 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 // returned, already seen by see.
 func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []plannedRun, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedFailure, error) {
 	checks := plannedChecks(opts)
+	// The flags are the search's to restore (setRapidFlags saves only
+	// those it sets).
+	for _, name := range []string{"rapid.checks", "rapid.seed"} {
+		if f := flag.Lookup(name); f != nil {
+			saved := f.Value.String()
+			defer func() { _ = flag.Set(name, saved) }()
+		}
+	}
 	per := "1"
 	if testing.Short() {
 		per = "5" // rapid runs a fifth of its checks under -short

@@ -409,6 +409,17 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 			if err != nil {
 				return nil, err
 			}
+			if len(fr.schedule) > 0 && fr.out.Failure.Verdict != Hang {
+				// Rapid shrinks the choices of its runs, and may find the
+				// failure with no fault; a planned run's fault is tried
+				// deleted with other choices, as a coverage run's are.
+				var runs int
+				fr, ch, runs, err = p.redrawDeletions(fr, ch, opts.Seed, opts)
+				deletions += runs
+				if err != nil {
+					return nil, err
+				}
+			}
 			res.Counterexample = p.counterexample(fr, ch, opts.Strategy, opts.Seed, replay(opts.Seed), shrunk, deletions)
 			res.Counterexample.Planned = planned.n
 			return res, nil
