@@ -111,11 +111,20 @@ func TestCounterexampleReplaysExactly(t *testing.T) {
 }
 
 func TestReportEndsWithTheReplayCommand(t *testing.T) {
-	cx := requireFails(t, scenarios.ReplicaSetEdge(), faults.Mix{faults.KindDrop}, properties.GoalUnmet, 2)
-	report := cx.Report()
+	// Rapid's finding names its seed in the Program's line.
+	res, err := properties.Search(scenarios.ReplicaSetEdge(), faults.Mix{faults.KindDrop}, properties.WithoutPlan(properties.SearchOptions{Test: t, Checks: failChecks, Seed: 1}))
+	require.NoError(t, err)
+	require.NotNil(t, res.Counterexample)
+	report := res.Counterexample.Report()
 	assert.Contains(t, report, "ReplicaSet default/web wants")
 	assert.Contains(t, report, "fault schedule")
 	assert.Regexp(t, `replay: go run ./cmd/fuzzrun -scenario replicaset-edge -faults drop -seed \d+\n$`, report)
+
+	// A planned run's finding, which one run of a seed does not make,
+	// names the go test line that searches from the seed again.
+	cx := requireFails(t, scenarios.ReplicaSetEdge(), faults.Mix{faults.KindDrop}, properties.GoalUnmet, 2)
+	require.Positive(t, cx.Planned)
+	assert.Regexp(t, `replay: go test ./properties -run '\^TestReportEndsWithTheReplayCommand\$' -rapid.seed=1\n$`, cx.Report())
 }
 
 // TestSearchRejectsAnImpossibleMix: a rival needs declared rival

@@ -51,3 +51,23 @@ func ObservingRuns(opts SearchOptions, observe func(out *Outcome, choices []int)
 	opts.observe = observe
 	return opts
 }
+
+// PlanOf returns the faults planned from the reference run of p for a
+// search from seed (plan.go), before the search's share cuts it.
+func PlanOf(p *Prepared, seed uint64) []faults.Schedule {
+	return plannedSchedules(p.shape.dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, seed)
+}
+
+// RunPlanned makes one planned run of sched in p, as a search does.
+func RunPlanned(p *Prepared, sched faults.Schedule) (*Outcome, []int, error) {
+	ch := &planChooser{}
+	out, err := p.execute(sched, ch, RunOptions{})
+	return out, ch.log, err
+}
+
+// WithoutPlan makes a random search without the faults planned from
+// the reference run, as before them.
+func WithoutPlan(opts SearchOptions) SearchOptions {
+	opts.NoPlan = true
+	return opts
+}

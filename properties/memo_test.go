@@ -22,7 +22,8 @@ func TestShrinkingAnswersRepeatedPassingRunsWithoutRunningThem(t *testing.T) {
 	for _, strategy := range []properties.Strategy{{Name: properties.StrategyRandom}, {Name: properties.StrategyPCT}} {
 		sc := scenarios.ReplicaSetEdge()
 		builds := countBuilds(&sc)
-		opts := properties.SearchOptions{Test: t, Checks: 1000, Seed: seed, Strategy: strategy}
+		// Rapid's shrinking is measured: without the planned runs.
+		opts := properties.WithoutPlan(properties.SearchOptions{Test: t, Checks: 1000, Seed: seed, Strategy: strategy})
 		with, err := properties.Search(sc, faults.Mix{faults.KindDrop}, opts)
 		require.NoError(t, err)
 		withBuilds := *builds
@@ -52,7 +53,7 @@ func TestAShrinkBuildsFewClusters(t *testing.T) {
 	sc := scenarios.ReplicaSetEdge()
 	builds := countBuilds(&sc)
 	for seed := uint64(1); seed <= 6; seed++ {
-		res, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.SearchOptions{Test: t, Checks: 1000, Seed: seed})
+		res, err := properties.Search(sc, faults.Mix{faults.KindDrop}, properties.WithoutPlan(properties.SearchOptions{Test: t, Checks: 1000, Seed: seed}))
 		require.NoError(t, err)
 		require.NotNil(t, res.Counterexample, "seed %d", seed)
 	}
@@ -94,7 +95,7 @@ func TestShrinkingRunsEachFailingRunOnce(t *testing.T) {
 		}
 		return res, counts, first
 	}
-	opts := properties.SearchOptions{Test: t, Checks: 1000, Seed: 1}
+	opts := properties.WithoutPlan(properties.SearchOptions{Test: t, Checks: 1000, Seed: 1})
 	with, counts, first := search(opts)
 	require.Greater(t, len(counts), 1, "distinct failing runs")
 	for key, n := range counts {

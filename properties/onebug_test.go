@@ -72,14 +72,14 @@ func TestTheFaithfulSearchHasABudgetOfItsOwn(t *testing.T) {
 	skipUnderRace(t)
 	sc := properties.Scenario{Name: "swallows-errors", Build: world(broken.SwallowsErrors(), true)}
 
-	res, err := properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, Seed: 33})
+	res, err := properties.Search(sc, healable, properties.WithoutPlan(properties.SearchOptions{Test: t, Checks: 80, Seed: 33}))
 	require.NoError(t, err)
 	require.NotNil(t, res.Counterexample)
 	require.NotNil(t, res.Adversarial, "the first search fails by a drop")
 	assert.Equal(t, faults.Faithful, res.Counterexample.Class, res.Counterexample.Report())
 	assert.Greater(t, res.Runs, 80, "both searches' runs are counted")
 
-	res, err = properties.Search(sc, healable, properties.SearchOptions{Test: t, Checks: 80, FaithfulChecks: 1, Seed: 33})
+	res, err = properties.Search(sc, healable, properties.WithoutPlan(properties.SearchOptions{Test: t, Checks: 80, FaithfulChecks: 1, Seed: 33}))
 	require.NoError(t, err)
 	cx := res.Counterexample
 	require.NotNil(t, cx)

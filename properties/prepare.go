@@ -58,6 +58,9 @@ type shape struct {
 type dryRun struct {
 	settle model.Time
 	writes int
+	// landmarks are the run's writes, events and children, which the
+	// plan of faults is read off (plan.go).
+	landmarks *landmarks
 }
 
 // PrepareOptions are the options of PrepareWith.
@@ -159,11 +162,11 @@ func (sh *shape) measure(wrap func(func())) error {
 		return nil
 	}
 	static := sh.b
-	out, err := executeWith(sh.sc, &static, nil, firstChoice{}, RunOptions{DiscardTrace: true, Wrap: wrap})
+	out, err := executeWith(sh.sc, &static, nil, firstChoice{}, RunOptions{Wrap: wrap})
 	if err != nil {
 		return err
 	}
-	sh.dry = &dryRun{settle: out.settledAt, writes: out.controllerWrites}
+	sh.dry = &dryRun{settle: out.settledAt, writes: out.controllerWrites, landmarks: landmarksOf(out.Cluster.Trace(), sh.topology.Targets, out.settledAt)}
 	set := sh.sc.Budget
 	b := &sh.b.budget
 	if set.MaxFailures == 0 {

@@ -78,14 +78,17 @@ type replayer struct {
 // findings no line could replay is an error.
 func newReplayer(sc Scenario, opts SearchOptions) (replayer, error) {
 	r := replayer{command: opts.ReplayCommand, program: sc.Program, scenario: sc.Name, strategy: opts.Strategy, start: opts.Seed}
-	switch {
-	case r.command != nil, r.program != "":
-	case opts.Test != nil:
+	if opts.Test != nil {
+		// Also with a command or a Program line: a planned run's finding
+		// replays by the go test line (planned).
 		line, err := goTestLine(opts.Test.Name())
-		if err != nil {
+		if err != nil && r.command == nil && r.program == "" {
 			return replayer{}, err
 		}
 		r.goTest = line
+	}
+	switch {
+	case r.command != nil, r.program != "", r.goTest != "":
 	default:
 		return replayer{}, fmt.Errorf("scenario %s: a finding could not be replayed: declare Scenario.Program (the fuzzrun-like program that knows the scenario), or set SearchOptions.Test or SearchOptions.ReplayCommand", sc.Name)
 	}
@@ -108,5 +111,20 @@ func (r replayer) under(mix faults.Mix, second bool) func(seed uint64) string {
 		return func(uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", r.goTest, r.start) }
 	default:
 		return func(seed uint64) string { return fmt.Sprintf("%s -rapid.seed=%d", r.goTest, seed) }
+	}
+}
+
+// planned gives a planned run's counterexample the go test line, which
+// re-runs the whole search from the seed it started from and makes the
+// planned run again, and no line without a test: a caller's command or a
+// Program's line re-runs one seed with one run, which is rapid's, not
+// the plan's (docs/design.md, "Faults planned from the reference run").
+func (r replayer) planned(cx *Counterexample) {
+	if cx == nil || cx.Planned == 0 {
+		return
+	}
+	cx.Replay = ""
+	if r.goTest != "" {
+		cx.Replay = fmt.Sprintf("%s -rapid.seed=%d", r.goTest, r.start)
 	}
 }

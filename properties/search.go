@@ -86,6 +86,12 @@ type SearchOptions struct {
 	// smallest form keeps its CPU bounded. Zero shrinks to the fixed
 	// point, or to the limit a Go test's command line sets.
 	ShrinkTime time.Duration
+	// NoPlan makes a random search of rapid's draws alone, without the
+	// single faults planned from the scenario's reference run between
+	// them (docs/design.md, "Faults planned from the reference run"): the
+	// search as it was before them, for measures and tests that compare,
+	// or that need rapid's own counterexample.
+	NoPlan bool
 
 	// noMemo makes every run of the search, the tests that compare
 	// searches with the memo of runs already made and without it.
@@ -139,6 +145,12 @@ type Counterexample struct {
 	// seed alone does not make it again, its Schedule and Choices do
 	// (Replay; fuzzrun -replay of its finding file).
 	FromCorpus bool
+	// Planned is, for a run of the plan of faults read off the reference
+	// run (docs/design.md, "Faults planned from the reference run"), its
+	// number in the plan, from 1; zero for a run rapid drew. A planned
+	// run is made again by a search from Seed with as many runs as the
+	// one that found it (a go test line), not by a seed's one run.
+	Planned int
 	// Class is Adversarial when the shrunk schedule still needs an
 	// adversarial fault (drop): a handler bug, not something client-go
 	// does; Faithful otherwise.
@@ -196,11 +208,16 @@ func (cx *Counterexample) Report() string {
 	case len(cx.Adversarial) > 0:
 		fmt.Fprintf(&b, "found by a second search under the faithful faults alone: the first counterexample needed an adversarial fault (%s), which client-go never produces; this one is a bug real clusters trigger\n", cx.Adversarial)
 	}
+	if cx.Planned > 0 && cx.Replay != "" {
+		fmt.Fprintf(&b, "found by run %d of the faults planned from the reference run; the line searches from the seed again\n", cx.Planned)
+	}
 	switch {
 	case cx.Replay != "":
 		fmt.Fprintf(&b, "replay: %s\n", cx.Replay)
 	case cx.FromCorpus:
 		b.WriteString("replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run mutated a corpus that earlier runs built, so its seed alone does not make it again\n")
+	case cx.Planned > 0:
+		fmt.Fprintf(&b, "replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run is number %d of the faults planned from the reference run, which a search of its seed makes again with as many runs, not a seed's one run\n", cx.Planned)
 	}
 	return b.String()
 }
@@ -304,6 +321,9 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 		return nil, err
 	}
 	res, err := p.searchOnce(opts, replay.under(p.mix, false))
+	if err == nil {
+		replay.planned(res.Counterexample)
+	}
 	if err != nil || res.Counterexample == nil || res.Counterexample.Class != faults.Adversarial {
 		return res, err
 	}
@@ -321,6 +341,7 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	replay.planned(again.Counterexample)
 	if again.Counterexample == nil {
 		res.Counterexample.FaithfulRuns = again.Runs
 		res.Runs += again.Runs
@@ -365,7 +386,7 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 		times     []model.Time
 	)
 	prog := newProgress(opts.Progress, sc.Name+"/"+p.mix.String())
-	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: func() { answered = true; prog.answered() }, stopLoops: !opts.wholeLoops, observe: func(out *Outcome, ch []int) {
+	see := func(out *Outcome, ch []int) {
 		if !answered {
 			made++
 		}
@@ -385,10 +406,42 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 			failedYet = true
 			minimal, choices = out, ch
 		}
-	}})
+	}
+	prop := p.property(propConfig{logger: opts.Logger, strategy: opts.Strategy, timeout: opts.RunTimeout, noMemo: opts.noMemo, wrap: runWrap(opts.Wrap), memoAnswered: func() { answered = true; prog.answered() }, stopLoops: !opts.wholeLoops, observe: see})
 	prop = prog.wrap(prop)
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + p.mix.String()}
-	rapid.Check(tb, prop)
+	plan := p.plannedRuns(&opts)
+	if len(plan) == 0 {
+		rapid.Check(tb, prop)
+	} else {
+		// Planned runs between rapid's (plan.go): rapid's own runs keep
+		// their seeds, one Check each.
+		planned, err := p.interleave(tb, prop, plan, &opts, prog, see)
+		if err != nil {
+			return nil, err
+		}
+		if planned != nil {
+			res := &SearchResult{Runs: runs, ConvergeTimes: times}
+			fr, ch, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+			if err != nil {
+				return nil, err
+			}
+			if len(fr.schedule) > 0 && fr.out.Failure.Verdict != Hang {
+				// Rapid shrinks the choices of its runs, and may find the
+				// failure with no fault; a planned run's fault is tried
+				// deleted with other choices, as a coverage run's are.
+				var runs int
+				fr, ch, runs, err = p.redrawDeletions(fr, ch, opts.Seed, opts)
+				deletions += runs
+				if err != nil {
+					return nil, err
+				}
+			}
+			res.Counterexample = p.counterexample(fr, ch, opts.Strategy, opts.Seed, replay(opts.Seed), shrunk, deletions)
+			res.Counterexample.Planned = planned.n
+			return res, nil
+		}
+	}
 
 	res := &SearchResult{Runs: runs, ConvergeTimes: times}
 	if !tb.failed {
