@@ -2,7 +2,6 @@ package classes_test
 
 import (
 	"flag"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,5 +101,5 @@ func TestProbeCronjobOneFault(t *testing.T) {
 			t.Logf("%v: %d of %d interleavings fail", sched, fails, n+1)
 		}
 	}
-	t.Log(fmt.Sprintf("%d schedules, %d runs; %d schedules fail (budget %+v)", len(scheds), total, failing, b))
+	t.Logf("%d schedules, %d runs; %d schedules fail (budget %+v)", len(scheds), total, failing, b)
 }
