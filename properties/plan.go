@@ -326,6 +326,8 @@ type plannedFailure struct{ n int }
 type plannedRun struct {
 	sched faults.Schedule
 	draws bool
+	// round is the plan's round the schedule belongs to, from 0.
+	round int
 }
 
 // plannedShare is the most of a search's runs the plan takes: one in
@@ -367,8 +369,8 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 	return plan[:min(len(plan), checks/plannedShare)]
 }
 
-// interleave runs a search's rapid runs and its planned runs in turn,
-// rapid's first: rapid's r-th run is a Check of one run from the seed
+// interleave runs a search's rapid runs and its planned runs where
+// planSlots puts them, rapid's first: rapid's r-th run is a Check of one run from the seed
 // rapid would give its r-th run in a Check of them all (seed + r(r+1)/2),
 // so that its runs, and what it shrinks, are the same as without the
 // plan. A planned run's choices are all 0, the settle-first schedule of
@@ -393,8 +395,9 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []planned
 		return nil, err
 	}
 	rapidRuns, planned := 0, 0
+	slots := planSlots(checks, plan)
 	for slot := range checks {
-		if slot%plannedShare == 1 && planned < len(plan) {
+		if slots[slot] {
 			run := plan[planned]
 			sched := run.sched
 			planned++
@@ -436,14 +439,34 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []planned
 // draws; one the fault's moment alone exposes is found in the first.
 func plannedRounds(rounds [][]faults.Schedule) []plannedRun {
 	var out []plannedRun
-	for _, round := range rounds {
+	for r, round := range rounds {
 		for _, draws := range []bool{false, true} {
 			for _, s := range round {
-				out = append(out, plannedRun{sched: s, draws: draws})
+				out = append(out, plannedRun{sched: s, draws: draws, round: r})
 			}
 		}
 	}
 	return out
+}
+
+// planSlots says which of a search's checks runs are planned: rapid's
+// first run, then the first pass of the plan's first round, one run of
+// each kind, back to back, then rapid's runs and the rest of the plan in
+// turn (docs/design.md, "Ordering the plan"). A bug one kind's first
+// landmark exposes is then found within the first round's length of
+// runs, whichever place the seed gives its kind, not twice that.
+func planSlots(checks int, plan []plannedRun) []bool {
+	slots := make([]bool, checks)
+	planned, slot := 0, 1
+	for ; slot < checks && planned < len(plan) && plan[planned].round == 0 && !plan[planned].draws; slot++ {
+		slots[slot] = true
+		planned++
+	}
+	for slot++; slot < checks && planned < len(plan); slot += plannedShare {
+		slots[slot] = true
+		planned++
+	}
+	return slots
 }
 
 // planChooser makes a planned run: its fault strikes at the start of its
