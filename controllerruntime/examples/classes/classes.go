@@ -98,7 +98,7 @@ type floor struct {
 // found it in the fewest runs. A change to the draws moves them all:
 // regenerate the table and set them again.
 var floors = map[string]floor{
-	"cronjob":                 {floor: 2, pinned: []uint64{2}},  // 3/20; pinned seed found it at run 22
+	"cronjob":                 {floor: 4, pinned: []uint64{2}},  // 6/20; pinned seed found it at run 13
 	"replicaset-generatename": {floor: 15, pinned: []uint64{1}}, // 20/20; pinned seed found it at run 1
 	"memcached-forget-owns":   {floor: 15, pinned: []uint64{4}}, // 20/20; pinned seed found it at run 1
 	"replacing-sync":          {floor: 15, pinned: []uint64{7}}, // 20/20; pinned seed found it at run 2
