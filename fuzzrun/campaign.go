@@ -284,6 +284,8 @@ func (c *campaign) dispatch() {
 		j := &job{ID: c.jobs, Row: c.index(r), Scenario: r.row.Scenario.Name, Faults: r.row.Mix.String(), Seeds: seeds, Budget: c.budget()}
 		if s := c.opts.strategy; s.Name != "" && s.Name != properties.StrategyRandom {
 			j.Strategy, j.Depth = s.Name, s.Depth
+		} else if !c.opts.noPlan {
+			j.PlanFrom = c.opts.seed
 		}
 		s.job, s.pos, s.lastAt = j, 0, time.Now()
 		if err := s.w.start(j); err != nil {
