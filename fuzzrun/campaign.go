@@ -493,6 +493,14 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 			// "Coverage-guided search").
 			f.ReplaySeed = ""
 		}
+		if planRun(j.PlanFrom, seed, properties.MaxPlannedRuns(r.row.Mix)) > 0 {
+			// The seed may stand for a run of the row's plan, which only
+			// the worker knew the length of: a seed replay would make
+			// rapid's draw instead (docs/design.md, "The plan in
+			// campaigns"). The same campaign makes it again.
+			f.ReplaySeed = ""
+			f.Report += "this seed may be a run of the faults planned from the reference run, which a seed replay does not make; run the campaign again with the same -seed, -runs and -shard to make it again\n"
+		}
 		if verdict == VerdictHang && f.ReplaySeed != "" {
 			f.RunTimeout = c.opts.runTimeout.Seconds()
 			// The seed replay stops at the same bound and says so.

@@ -3,6 +3,8 @@ package properties
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/converge-sim/converge/faults"
 )
 
 // The plan in campaigns (docs/design.md, "Faults planned from the
@@ -20,6 +22,11 @@ import (
 func (p *Prepared) PlannedRuns() int {
 	return len(p.wholePlan(1))
 }
+
+// MaxPlannedRuns bounds PlannedRuns under mix, for any scenario: what a
+// campaign that does not prepare the scenario itself can know of its
+// plan (fuzzrun, for a run that never reported back).
+func MaxPlannedRuns(mix faults.Mix) int { return 2 * maxPlanned * len(mix) }
 
 // wholePlan is the plan ordered by seed, untruncated: plannedRuns is its
 // prefix, so that run k of a campaign is run k of a search from the same
