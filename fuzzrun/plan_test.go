@@ -148,3 +148,29 @@ func TestNoPlanIsARandomCampaignsFlag(t *testing.T) {
 	assert.Equal(t, fuzzrun.ExitUsage, code)
 	assert.True(t, strings.Contains(stderr, "-no-plan"), stderr)
 }
+
+// TestALostRunThePlanMayCoverNamesNoSeedLine: a worker that dies on a
+// seed at an odd offset from -seed (which may be a run of the plan, whose
+// length only the worker knew) leaves a crash finding with no seed replay
+// line, and one that dies on rapid's seed keeps its line.
+func TestALostRunThePlanMayCoverNamesNoSeedLine(t *testing.T) {
+	for shard, planned := range map[string]bool{"0/2": false, "1/2": true} {
+		dir := t.TempDir()
+		code, _, stderr := cli(t, "-scenario", "crashing", "-faults", "drop", "-runs", "2", "-shard", shard, "-workers", "2", "-out", dir)
+		require.NotEqual(t, fuzzrun.ExitUsage, code, stderr)
+		files, err := filepath.Glob(filepath.Join(dir, "finding-*.json"))
+		require.NoError(t, err)
+		require.Len(t, files, 1, "shard %s", shard)
+		f, err := fuzzrun.ReadFinding(files[0])
+		require.NoError(t, err)
+		require.Equal(t, fuzzrun.VerdictCrash, f.Verdict)
+		if planned {
+			assert.Equal(t, uint64(2), f.Seed)
+			assert.Empty(t, f.ReplaySeed, "seed 2 may be a planned run")
+			assert.Contains(t, f.Report, "faults planned from the reference run")
+		} else {
+			assert.Equal(t, uint64(1), f.Seed)
+			assert.Contains(t, f.ReplaySeed, "-seed 1")
+		}
+	}
+}
