@@ -12,7 +12,7 @@ import (
 // testScenarios are the broken scenarios of these tests, which the test
 // binary serves besides the built-in ones, as a worker or as fuzzrun.
 func testScenarios() []properties.Scenario {
-	return []properties.Scenario{hanging(), crashing(), spinning(), allocating(), panickingGoroutine(), warmingUp(), printing(), printingIdle(), garbling(), closing()}
+	return []properties.Scenario{hanging(), crashing(), spinning(), allocating(), panickingGoroutine(), warmingUp(), printing(), printingIdle(), garbling(), closing(), ignoresConflicts()}
 }
 
 // spinning loops for good in a reconcile: the run's time limit catches it

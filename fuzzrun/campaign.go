@@ -284,6 +284,8 @@ func (c *campaign) dispatch() {
 		j := &job{ID: c.jobs, Row: c.index(r), Scenario: r.row.Scenario.Name, Faults: r.row.Mix.String(), Seeds: seeds, Budget: c.budget()}
 		if s := c.opts.strategy; s.Name != "" && s.Name != properties.StrategyRandom {
 			j.Strategy, j.Depth = s.Name, s.Depth
+		} else if !c.opts.noPlan {
+			j.PlanFrom = c.opts.seed
 		}
 		s.job, s.pos, s.lastAt = j, 0, time.Now()
 		if err := s.w.start(j); err != nil {
@@ -490,6 +492,14 @@ func (c *campaign) lose(id int, s *slot, verdict, summary string, details []stri
 			// its seed alone does not make it again (docs/design.md,
 			// "Coverage-guided search").
 			f.ReplaySeed = ""
+		}
+		if planRun(j.PlanFrom, seed, properties.MaxPlannedRuns(r.row.Mix)) > 0 {
+			// The seed may stand for a run of the row's plan, which only
+			// the worker knew the length of: a seed replay would make
+			// rapid's draw instead (docs/design.md, "The plan in
+			// campaigns"). The same campaign makes it again.
+			f.ReplaySeed = ""
+			f.Report += "this seed may be a run of the faults planned from the reference run, which a seed replay does not make; run the campaign again with the same -seed, -runs and -shard to make it again\n"
 		}
 		if verdict == VerdictHang && f.ReplaySeed != "" {
 			f.RunTimeout = c.opts.runTimeout.Seconds()

@@ -91,6 +91,11 @@ type Finding struct {
 	// -strategy coverage run that mutated its worker's corpus).
 	Replay     string `json:"replay"`
 	ReplaySeed string `json:"replay_seed"`
+	// Planned is, for a run of the plan of faults read off the reference
+	// run (docs/design.md, "The plan in campaigns"), its number in the
+	// plan, from 1: a seed replay does not make it again (ReplaySeed is
+	// empty), its file does.
+	Planned int `json:"planned,omitempty"`
 
 	// nullFields are the fields the file gave as null.
 	nullFields []string
@@ -321,6 +326,8 @@ func (f *Finding) validate() error {
 		return fmt.Errorf("run_timeout_s %v: must be in [0, %d]", f.RunTimeout, maxRunTimeout)
 	case len(f.Choices) > maxChoices:
 		return fmt.Errorf("choices: %d of them, at most %d", len(f.Choices), maxChoices)
+	case f.Planned < 0 || f.Planned > maxChoices:
+		return fmt.Errorf("planned %d: must be in [0, %d]", f.Planned, maxChoices)
 	}
 	if _, err := faults.ParseMix(f.Faults); err != nil {
 		return fmt.Errorf("faults: %w", err)

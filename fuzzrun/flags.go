@@ -60,7 +60,10 @@ type options struct {
 	scenarios []properties.Scenario
 	mix       faults.Mix
 	seed      uint64
-	strategy  properties.Strategy
+	// noPlan is -no-plan: a random campaign's rows run seeds alone,
+	// without the runs of the plan between them (job.PlanFrom).
+	noPlan   bool
+	strategy properties.Strategy
 	// exploreFaults is -max-faults, for -strategy exhaustive; its depth
 	// is strategy.Depth.
 	exploreFaults int
@@ -114,6 +117,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 	fs.StringVar(&scenario, "scenario", "", "comma-separated scenarios to run (default: all)")
 	fs.StringVar(&faultList, "faults", "", "comma-separated fault kinds: run this one mix instead of each scenario's declared mixes")
 	fs.Uint64Var(&opts.seed, "seed", 1, "first seed; with a single -scenario and no -duration, -runs or -shard, replay this seed (re-run and re-shrink it) and print its trace")
+	fs.BoolVar(&opts.noPlan, "no-plan", false, "with -strategy random: run seeds alone, without the single faults planned from each row's reference run in between (every other of a row's first runs; docs/design.md, \"The plan in campaigns\")")
 	fs.StringVar(&strategy, "strategy", properties.StrategyRandom, "search strategy: random, pct (probabilistic concurrency testing), coverage (coverage-guided: a corpus of runs that reached new coverage, mutated) or exhaustive (bounded exhaustive exploration)")
 	fs.IntVar(&explore, "depth", DefaultExploreDepth, fmt.Sprintf("with -strategy exhaustive: explore every choice of the first `D` decisions (1 to %d)", properties.MaxExploreDepth))
 	fs.IntVar(&deviate, "deviations", 0, "with -strategy exhaustive: let at most `K` of the -depth decisions leave the canonical schedule, the others take its choice (0: no bound; at most -depth)")
@@ -176,6 +180,9 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		return nil, fmt.Errorf("-max-faults %d: must be in [1, %d] (-faults none explores without faults)", opts.exploreFaults, properties.MaxExploreFaults)
 	case exhaustive:
 		depth = explore
+	}
+	if opts.noPlan && strategy != properties.StrategyRandom {
+		return nil, fmt.Errorf("-no-plan applies to -strategy %s: only its campaigns run the plan", properties.StrategyRandom)
 	}
 	if opts.strategy, err = properties.ParseStrategy(strategy, depth); err != nil {
 		if exhaustive {
@@ -266,7 +273,7 @@ func parse(args []string, stderr io.Writer, all []properties.Scenario, getenv fu
 		}
 	}
 
-	campaignOnly := []string{"duration", "runs", "workers", "force-workers", "worker-memory", "shard", "out", "json"}
+	campaignOnly := []string{"duration", "runs", "workers", "force-workers", "worker-memory", "shard", "out", "json", "no-plan"}
 	switch {
 	case list:
 		opts.mode = modeList

@@ -27,6 +27,29 @@ type job struct {
 	Depth    int           `json:"pct_depth,omitempty"`
 	// Deviations is the exhaustive strategy's deviation bound.
 	Deviations int `json:"deviations,omitempty"`
+	// PlanFrom is, in a random campaign that runs the plan, the
+	// campaign's first seed (-seed): the seed PlanFrom+2k+1 is then the
+	// row's planned run k+1 (properties.SearchOptions.PlanRun), in the
+	// order PlanFrom gives the plan, while the plan has runs, and a seed
+	// of rapid's otherwise (planRun; docs/design.md, "The plan in
+	// campaigns"). Zero: seeds alone (-no-plan, another strategy).
+	PlanFrom uint64 `json:"plan_from,omitempty"`
+}
+
+// planRun is the run of the row's plan that seed stands for in a job
+// whose PlanFrom is from, from 1, or 0 for a seed of rapid's: the odd
+// offsets from the campaign's first seed are the plan's runs, in turn,
+// while the plan (of planned runs) lasts. The offset, not the job or the
+// shard, decides: every shard and retry agrees on it.
+func planRun(from, seed uint64, planned int) int {
+	if from == 0 || seed < from {
+		return 0
+	}
+	off := seed - from
+	if off%2 == 0 || (off-1)/2 >= uint64(planned) {
+		return 0
+	}
+	return int((off-1)/2) + 1
 }
 
 func (j *job) strategy() properties.Strategy {
@@ -129,22 +152,36 @@ func runJob(j *job, ps *plans, report func(result)) (hung bool) {
 		}
 		res := result{Job: j.ID, Seed: seed}
 		var sr *properties.SearchResult
+		planned := 0
 		p, err := ps.prepare(sc, mix)
 		if err == nil {
-			sr, err = p.Search(properties.SearchOptions{
+			opts := properties.SearchOptions{
 				Checks:        1,
 				Seed:          seed,
 				Strategy:      strategy,
 				Corpus:        ps.corpus(sc, mix, strategy),
 				ReplayCommand: func(seed uint64) string { return seedCommand(j.Scenario, mix, strategy, seed) },
 				Wrap:          ps.wrap,
-			})
+			}
+			if planned = planRun(j.PlanFrom, seed, p.PlannedRuns()); planned > 0 {
+				// One run of the plan the campaign's first seed orders:
+				// the same run in every worker and shard.
+				opts.Seed, opts.PlanRun = j.PlanFrom, planned
+			}
+			sr, err = p.Search(opts)
 		}
 		switch {
 		case err != nil:
 			res.Error = err.Error()
 		case sr.Counterexample != nil:
+			if planned > 0 {
+				// The finding is the campaign's seed's, which a seed
+				// replay does not make again: its file does (Replay is
+				// empty, the report says so).
+				sr.Counterexample.Seed = seed
+			}
 			res.Finding = newFinding(j, sr.Counterexample)
+			res.Finding.Planned = sr.Counterexample.Planned
 			res.Finding.ReplaySeed = sr.Counterexample.Replay
 		case len(sr.ConvergeTimes) == 1:
 			res.ConvergeTime = &sr.ConvergeTimes[0]

@@ -42,6 +42,10 @@ func replayFile(stdout, stderr io.Writer, opts *options, scenarios []properties.
 	fmt.Fprintf(report, "replay of %s: scenario %s, faults %s, seed %d, strategy %s, found by converge %s\n",
 		opts.replay, f.Scenario, f.Faults, f.Seed, f.strategy(), f.Version)
 	if f.Lost() {
+		if f.ReplaySeed == "" && !f.strategy().KeepsCorpus() {
+			fmt.Fprintf(report, "%s\nthis run never reported back, and no seed replay makes it again\n", f.Report)
+			return ExitUnexpected
+		}
 		if f.ReplaySeed == "" {
 			fmt.Fprintf(report, "%s\nthis run never reported back, and it mutated the corpus its worker had built (-strategy coverage), which went with the worker: it cannot be made again; run the campaign's row under -strategy random to search for it by seed\n", f.Report)
 			return ExitUnexpected

@@ -92,6 +92,17 @@ type SearchOptions struct {
 	// search as it was before them, for measures and tests that compare,
 	// or that need rapid's own counterexample.
 	NoPlan bool
+	// PlanRun, when positive, makes the search one run: run number
+	// PlanRun (from 1) of the plan of single faults read off the
+	// reference run, in the order Seed gives it (see PlannedRuns), as a
+	// search of many runs from Seed makes it between rapid's. It is how a
+	// campaign (fuzzrun) runs the plan, one run per seed (docs/design.md,
+	// "The plan in campaigns"). Checks is then ignored; the random
+	// strategy only. Its counterexample has Planned set and replays from
+	// its schedule and choices. In the second search of one bug, one
+	// finding, it is the faithful kinds' plan's run of that number, if
+	// their plan has one; else there is no second search.
+	PlanRun int
 
 	// noMemo makes every run of the search, the tests that compare
 	// searches with the memo of runs already made and without it.
@@ -217,7 +228,7 @@ func (cx *Counterexample) Report() string {
 	case cx.FromCorpus:
 		b.WriteString("replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run mutated a corpus that earlier runs built, so its seed alone does not make it again\n")
 	case cx.Planned > 0:
-		fmt.Fprintf(&b, "replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run is number %d of the faults planned from the reference run, which a search of its seed makes again with as many runs, not a seed's one run\n", cx.Planned)
+		fmt.Fprintf(&b, "replay: from this finding's schedule and choices (fuzzrun -replay of its finding file); the run is number %d of the faults planned from the reference run, not the one run rapid draws from a seed\n", cx.Planned)
 	}
 	return b.String()
 }
@@ -316,6 +327,9 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 		}
 		opts.Seed = seed
 	}
+	if err := p.checkPlanRun(opts); err != nil {
+		return nil, err
+	}
 	replay, err := newReplayer(p.shape.sc, opts)
 	if err != nil {
 		return nil, err
@@ -330,6 +344,9 @@ func (p *Prepared) Search(opts SearchOptions) (*SearchResult, error) {
 	fp, err := p.faithfulOnly()
 	if err != nil || fp == nil {
 		return res, err
+	}
+	if opts.PlanRun > fp.PlannedRuns() {
+		return res, nil
 	}
 	// The second search has a budget of its own: what the first search
 	// left of Checks would be nothing when it failed late.
@@ -411,12 +428,19 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 	prop = prog.wrap(prop)
 	tb := &captureTB{name: "converge/" + sc.Name + "/" + p.mix.String()}
 	plan := p.plannedRuns(&opts)
-	if len(plan) == 0 {
+	if len(plan) == 0 && opts.PlanRun == 0 {
 		rapid.Check(tb, prop)
 	} else {
 		// Planned runs between rapid's (plan.go): rapid's own runs keep
-		// their seeds, one Check each.
-		planned, err := p.interleave(tb, prop, plan, &opts, prog, see)
+		// their seeds, one Check each. A campaign's planned run is one
+		// run of the plan alone (planrun.go).
+		var planned *plannedFailure
+		var err error
+		if opts.PlanRun > 0 {
+			planned, err = p.onePlanned(&opts, prog, see)
+		} else {
+			planned, err = p.interleave(tb, prop, plan, &opts, prog, see)
+		}
 		if err != nil {
 			return nil, err
 		}
