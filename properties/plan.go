@@ -121,6 +121,11 @@ func landmarksOf(tr *model.Trace, targets []faults.Target, settle model.Time) *l
 	return lm
 }
 
+// childOfTick says a child of kind kind was made at tick at.
+func (lm *landmarks) childOfTick(kind string, at model.Time) bool {
+	return slices.ContainsFunc(lm.children, func(c childMark) bool { return c.object.Kind == kind && c.at == at })
+}
+
 // maxPlanned bounds the schedules planned for one kind: the first
 // landmarks matter most, and the plan shares the search's runs.
 const maxPlanned = 24
@@ -251,6 +256,17 @@ func plannedFor(k faults.Kind, lm *landmarks, topo faults.Topology, b faults.Bud
 			add(w.at, faults.Restart{Controller: w.controller, Down: 1})
 		}
 	case faults.KindDelay, faults.KindDrop, faults.KindDuplicate, faults.KindExpire, faults.KindStale:
+		if k == faults.KindDelay {
+			// First the events of a child a tick after it was made: a
+			// reconcile that does not see its own child makes it again
+			// (the cronjob example's second Job; docs/design.md,
+			// "Ordering the plan").
+			for _, e := range lm.events {
+				if lm.childOfTick(e.informer, e.at-1) {
+					add(e.at, faults.Delay{Controller: e.controller, Resource: e.informer, For: down})
+				}
+			}
+		}
 		for _, e := range lm.events {
 			var f faults.Fault
 			switch k {
