@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -38,4 +39,33 @@ func TestThePlansFirstRoundRunsBackToBack(t *testing.T) {
 	assert.Equal(t, len(plan), n, "every planned run has its slot")
 	assert.Equal(t, []bool{false, true}, planSlots(2, plan[:1]))
 	assert.Equal(t, []bool{false}, planSlots(1, nil))
+}
+
+// TestTheFirstRoundsDelayIsDrawnMore: a first round's delay is drawn
+// delayDraws times more at the round's end, and the first delay planned
+// is the late event of a child made the tick before (docs/design.md,
+// "Ordering the plan"; the cronjob example's second Job).
+func TestTheFirstRoundsDelayIsDrawnMore(t *testing.T) {
+	d := faults.Schedule{{At: 11, Fault: faults.Delay{Controller: "c", Resource: "Job", For: 5}}}
+	e := faults.Schedule{{At: 0, Fault: faults.Drop{Controller: "c", Resource: "Job"}}}
+	plan := plannedRounds([][]faults.Schedule{{e, d}, {e, d}})
+	assert.Len(t, plan, 2*(1+firstRoundDraws)+delayDraws+2*2)
+	for _, run := range plan[2*(1+firstRoundDraws) : 2*(1+firstRoundDraws)+delayDraws] {
+		assert.Equal(t, d, run.sched)
+		assert.True(t, run.draws)
+		assert.Equal(t, 0, run.round)
+	}
+
+	lm := &landmarks{
+		events: []eventMark{
+			{at: 0, controller: "c", informer: "Parent"},
+			{at: 10, controller: "c", informer: "Job"},
+			{at: 11, controller: "c", informer: "Job"},
+		},
+		children: []childMark{{at: 10, object: model.Ref{Kind: "Job", Name: "j"}}},
+	}
+	got := plannedFor(faults.KindDelay, lm, faults.Topology{}, faults.Budget{MaxDown: 5})
+	if assert.NotEmpty(t, got) {
+		assert.Equal(t, faults.Timed{At: 11, Fault: faults.Delay{Controller: "c", Resource: "Job", For: 5}}, got[0], "the child's late event first")
+	}
 }
