@@ -98,15 +98,15 @@ type floor struct {
 // found it in the fewest runs. A change to the draws moves them all:
 // regenerate the table and set them again.
 var floors = map[string]floor{
-	"cronjob":                 {floor: 4, pinned: []uint64{2, 4}}, // 6/20; pinned seed 2 found it at run 13, seed 4 at run 37 only with the first round drawn three times (firstRoundDraws)
-	"replicaset-generatename": {floor: 15, pinned: []uint64{1}},   // 20/20; pinned seed found it at run 1
-	"memcached-forget-owns":   {floor: 15, pinned: []uint64{4}},   // 20/20; pinned seed found it at run 1
-	"replacing-sync":          {floor: 15, pinned: []uint64{7}},   // 20/20; pinned seed found it at run 2
-	"apply-fight":             {floor: 15, pinned: []uint64{1}},   // 20/20; pinned seed found it at run 1
-	"apply-no-force":          {floor: 15, pinned: []uint64{1}},   // 20/20; pinned seed found it at run 1
-	"batch-uncapped":          {floor: 15, pinned: []uint64{1}},   // 20/20; pinned seed found it at run 1
-	"sync-update":             {floor: 15, pinned: []uint64{1}},   // 20/20; pinned seed found it at run 1
-	"kvstore-stale-scaledown": {floor: 15, pinned: []uint64{3}},   // 20/20; pinned seed found it at run 1
-	"kvstore-stale-loglevel":  {floor: 15, pinned: []uint64{6}},   // 20/20; pinned seed found it at run 1
-	"gateway-nil-secret":      {floor: 15, pinned: []uint64{8}},   // 20/20; pinned seed found it at run 1
+	"cronjob":                 {floor: 14, pinned: []uint64{2, 19}}, // 19/20; pinned seed 2 found it at run 13, seed 19 at run 19 (the child's late Job event delayed, drawn delayDraws more times)
+	"replicaset-generatename": {floor: 15, pinned: []uint64{1}},     // 20/20; pinned seed found it at run 1
+	"memcached-forget-owns":   {floor: 15, pinned: []uint64{4}},     // 20/20; pinned seed found it at run 1
+	"replacing-sync":          {floor: 15, pinned: []uint64{7}},     // 20/20; pinned seed found it at run 2
+	"apply-fight":             {floor: 15, pinned: []uint64{1}},     // 20/20; pinned seed found it at run 1
+	"apply-no-force":          {floor: 15, pinned: []uint64{1}},     // 20/20; pinned seed found it at run 1
+	"batch-uncapped":          {floor: 15, pinned: []uint64{1}},     // 20/20; pinned seed found it at run 1
+	"sync-update":             {floor: 15, pinned: []uint64{1}},     // 20/20; pinned seed found it at run 1
+	"kvstore-stale-scaledown": {floor: 15, pinned: []uint64{3}},     // 20/20; pinned seed found it at run 1
+	"kvstore-stale-loglevel":  {floor: 15, pinned: []uint64{6}},     // 20/20; pinned seed found it at run 1
+	"gateway-nil-secret":      {floor: 15, pinned: []uint64{8}},     // 20/20; pinned seed found it at run 1
 }
