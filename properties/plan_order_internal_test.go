@@ -50,6 +50,13 @@ func TestTheFirstRoundsDelayIsDrawnMore(t *testing.T) {
 	e := faults.Schedule{{At: 0, Fault: faults.Drop{Controller: "c", Resource: "Job"}}}
 	plan := plannedRounds([][]faults.Schedule{{e, d}, {e, d}})
 	assert.Len(t, plan, 2*(1+firstRoundDraws)+delayDraws+2*2)
+	runs := map[faults.Kind]int{}
+	for _, run := range plan {
+		if run.round == 0 {
+			runs[run.sched[0].Fault.Kind()]++
+		}
+	}
+	assert.Greater(t, runs[faults.KindDelay], runs[faults.KindDrop], "the first round's delay is drawn more than its other kinds")
 	for _, run := range plan[2*(1+firstRoundDraws) : 2*(1+firstRoundDraws)+delayDraws] {
 		assert.Equal(t, d, run.sched)
 		assert.True(t, run.draws)
