@@ -374,14 +374,13 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 		return nil
 	}
 	checks := plannedChecks(opts)
-	dry := p.shape.dry
-	if checks < 2 || len(p.mix) == 0 || p.shape.sc.Inputs != nil || dry == nil || dry.landmarks == nil || opts.NoPlan {
+	if checks < 2 || opts.NoPlan || !p.plannable() {
 		return nil
 	}
 	if opts.Seed == 0 {
 		opts.Seed = rand.Uint64() | 1
 	}
-	plan := plannedRounds(planRounds(dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, opts.Seed))
+	plan := p.wholePlan(opts.Seed)
 	return plan[:min(len(plan), checks/plannedShare)]
 }
 
@@ -389,8 +388,9 @@ func (p *Prepared) plannedRuns(opts *SearchOptions) []plannedRun {
 // planSlots puts them, rapid's first: rapid's r-th run is a Check of one run from the seed
 // rapid would give its r-th run in a Check of them all (seed + r(r+1)/2),
 // so that its runs, and what it shrinks, are the same as without the
-// plan. A planned run's choices are all 0, the settle-first schedule of
-// the dry run its faults were read off. It stops at the first failure:
+// plan. A planned run's choices are 0, the settle-first schedule of the
+// dry run its faults were read off, or drawn (plannedRun.draws). It
+// stops at the first failure:
 // rapid's, shrunk, is left in tb for the caller; a planned run's is
 // returned, already seen by see.
 func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []plannedRun, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedFailure, error) {
@@ -414,24 +414,13 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []planned
 	slots := planSlots(checks, plan)
 	for slot := range checks {
 		if slots[slot] {
-			run := plan[planned]
-			sched := run.sched
 			planned++
-			prog.runs++
-			ch := &planChooser{}
-			if run.draws {
-				ch.rng = rand.New(rand.NewPCG(opts.Seed, 1<<41+uint64(planned)))
+			failed, err := p.runPlanned(plan[planned-1], planned, opts, prog, see)
+			if err != nil || failed != nil {
+				return failed, err
 			}
-			out, err := p.execute(sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Wrap: runWrap(opts.Wrap)})
-			if err != nil {
-				return nil, err
-			}
-			see(out, ch.log)
 			if n := prog.runs; prog.w != nil && n >= firstProgressLine && n&(n-1) == 0 {
 				prog.line()
-			}
-			if out.Failure != nil {
-				return &plannedFailure{n: planned}, nil
 			}
 			continue
 		}
@@ -444,6 +433,27 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []planned
 		if tb.failed {
 			return nil, nil
 		}
+	}
+	return nil, nil
+}
+
+// runPlanned makes run, the k-th run of the plan (from 1), and sees it:
+// a search's interleave and a campaign's one planned run (onePlanned)
+// make it alike, with the same draws. It returns the failure, if the run
+// failed.
+func (p *Prepared) runPlanned(run plannedRun, k int, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedFailure, error) {
+	ch := &planChooser{}
+	if run.draws {
+		ch.rng = rand.New(rand.NewPCG(opts.Seed, 1<<41+uint64(k)))
+	}
+	prog.runs++
+	out, err := p.execute(run.sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Wrap: runWrap(opts.Wrap)})
+	if err != nil {
+		return nil, err
+	}
+	see(out, ch.log)
+	if out.Failure != nil {
+		return &plannedFailure{n: k}, nil
 	}
 	return nil, nil
 }

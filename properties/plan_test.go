@@ -24,6 +24,18 @@ func ignoresConflicts(t *testing.T) *properties.Prepared {
 	return p
 }
 
+// plannedFinding is ignores-conflicts' counterexample from a search of
+// 100 runs from seed 1, which a planned run finds.
+func plannedFinding(t *testing.T, p *properties.Prepared) *properties.Counterexample {
+	t.Helper()
+	sr, err := p.Search(properties.SearchOptions{Checks: 100, Seed: 1, Test: t})
+	require.NoError(t, err)
+	cx := sr.Counterexample
+	require.NotNil(t, cx)
+	require.Positive(t, cx.Planned)
+	return cx
+}
+
 // TestThePlanFindsWhatRandomDrawsMiss: seed 1 of ignores-conflicts is
 // found by a planned run, an API Conflict on the controller's first
 // writes, within the search's first 20 runs; rapid's draws alone, the
@@ -55,12 +67,7 @@ func TestThePlanFindsWhatRandomDrawsMiss(t *testing.T) {
 // schedule, written as a finding file writes it and read back, with its
 // choices replays the run trace for trace.
 func TestAPlannedFindingReplaysFromItsFile(t *testing.T) {
-	p := ignoresConflicts(t)
-	sr, err := p.Search(properties.SearchOptions{Checks: 100, Seed: 1, Test: t})
-	require.NoError(t, err)
-	cx := sr.Counterexample
-	require.NotNil(t, cx)
-	require.Positive(t, cx.Planned)
+	cx := plannedFinding(t, ignoresConflicts(t))
 	assert.Contains(t, cx.Report(), "replay: ")
 
 	data, err := json.Marshal(cx.Schedule)

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/converge-sim/converge/faults"
 )
@@ -32,11 +31,18 @@ func MaxPlannedRuns(mix faults.Mix) int { return 2 * maxPlanned * len(mix) }
 // prefix, so that run k of a campaign is run k of a search from the same
 // seed.
 func (p *Prepared) wholePlan(seed uint64) []plannedRun {
-	dry := p.shape.dry
-	if len(p.mix) == 0 || p.shape.sc.Inputs != nil || dry == nil || dry.landmarks == nil {
+	if !p.plannable() {
 		return nil
 	}
-	return plannedRounds(planRounds(dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, seed))
+	return plannedRounds(planRounds(p.shape.dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, seed))
+}
+
+// plannable says the prepared mix has a plan: it has faults, the
+// scenario no inputs (its planned runs would have none), and a dry run
+// measured it.
+func (p *Prepared) plannable() bool {
+	dry := p.shape.dry
+	return len(p.mix) > 0 && p.shape.sc.Inputs == nil && dry != nil && dry.landmarks != nil
 }
 
 // checkPlanRun validates SearchOptions.PlanRun.
@@ -67,19 +73,5 @@ func (p *Prepared) onePlanned(opts *SearchOptions, prog *progress, see func(*Out
 	if k > len(plan) {
 		return nil, fmt.Errorf("plan run %d: scenario %s under %s has %d planned runs", k, p.shape.sc.Name, p.mix, len(plan))
 	}
-	run := plan[k-1]
-	ch := &planChooser{}
-	if run.draws {
-		ch.rng = rand.New(rand.NewPCG(opts.Seed, 1<<41+uint64(k)))
-	}
-	prog.runs++
-	out, err := p.execute(run.sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Wrap: runWrap(opts.Wrap)})
-	if err != nil {
-		return nil, err
-	}
-	see(out, ch.log)
-	if out.Failure != nil {
-		return &plannedFailure{n: k}, nil
-	}
-	return nil, nil
+	return p.runPlanned(plan[k-1], k, opts, prog, see)
 }

@@ -13,11 +13,7 @@ import (
 // planned run: the same failure, schedule and trace, in one run.
 func TestAPlanRunIsTheSearchsPlannedRun(t *testing.T) {
 	p := ignoresConflicts(t)
-	sr, err := p.Search(properties.SearchOptions{Checks: 100, Seed: 1, Test: t})
-	require.NoError(t, err)
-	cx := sr.Counterexample
-	require.NotNil(t, cx)
-	require.Positive(t, cx.Planned)
+	cx := plannedFinding(t, p)
 	require.LessOrEqual(t, cx.Planned, p.PlannedRuns())
 
 	one, err := p.Search(properties.SearchOptions{Seed: 1, PlanRun: cx.Planned, ReplayCommand: func(uint64) string { return "rerun" }})
