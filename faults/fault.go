@@ -129,3 +129,26 @@ func Lasts(f Fault) model.Time {
 	}
 	return 0
 }
+
+// Lasting returns fault f holding for d once it strikes instead (Lasts),
+// and whether f is a kind that holds.
+func Lasting(f Fault, d model.Time) (Fault, bool) {
+	switch f := f.(type) {
+	case Delay:
+		f.For = d
+		return f, true
+	case Stale:
+		f.For = d
+		return f, true
+	case Restart:
+		f.Down = d
+		return f, true
+	case Partition:
+		f.For = d
+		return f, true
+	case TimeTravel:
+		f.Down = d
+		return f, true
+	}
+	return f, false
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -136,4 +137,16 @@ func TestScheduleErrorsClipWhatTheyEcho(t *testing.T) {
 	_, err := faults.ParseMix(long)
 	require.Error(t, err)
 	assert.Less(t, len(err.Error()), 300)
+}
+
+// TestLastingIsWhatLastsReads: a fault made Lasting d lasts d, for every
+// kind that holds, and a fault over when it strikes is not made to last.
+func TestLastingIsWhatLastsReads(t *testing.T) {
+	for _, f := range []faults.Fault{faults.Delay{For: 1}, faults.Stale{For: 1}, faults.Restart{Down: 1}, faults.Partition{For: 1}, faults.TimeTravel{Down: 1}} {
+		g, ok := faults.Lasting(f, 7)
+		require.True(t, ok, "%T", f)
+		assert.Equal(t, model.Time(7), faults.Lasts(g), "%T", f)
+	}
+	_, ok := faults.Lasting(faults.Drop{}, 7)
+	assert.False(t, ok)
 }

@@ -296,7 +296,7 @@ func (p *Prepared) oneMoved(fr failingRun, seed uint64, limit int, opts SearchOp
 		for _, at := range slices.Sorted(maps.Keys(times)) {
 			spans := []model.Time{0, p.plan.Budget.MaxDown} // 0: as drawn
 			for j, o := range fr.schedule {
-				if d, ok := durationOf(o.Fault); ok && j != i {
+				if d := faults.Lasts(o.Fault); d > 0 && j != i {
 					spans = append(spans, o.At+d-at)
 				}
 			}
@@ -304,16 +304,16 @@ func (p *Prepared) oneMoved(fr failingRun, seed uint64, limit int, opts SearchOp
 				g := f
 				if d != 0 {
 					var ok bool
-					if g, ok = withDuration(f, d); !ok {
+					if g, ok = faults.Lasting(f, d); !ok {
 						continue
 					}
 				}
 				c := faults.Schedule{{At: at, Fault: g}}
-				if key := c.String(); seen[key] || c.Fits(p.mix, p.plan.Topology, p.plan.Budget) != nil {
+				key := c.String()
+				if seen[key] || c.Fits(p.mix, p.plan.Topology, p.plan.Budget) != nil {
 					continue
-				} else {
-					seen[key] = true
 				}
+				seen[key] = true
 				candidates = append(candidates, c)
 			}
 		}
@@ -342,43 +342,4 @@ func (p *Prepared) oneMoved(fr failingRun, seed uint64, limit int, opts SearchOp
 		}
 	}
 	return nil, nil, runs, nil
-}
-
-// durationOf returns how long fault f lasts, if it lasts.
-func durationOf(f faults.Fault) (model.Time, bool) {
-	switch f := f.(type) {
-	case faults.Delay:
-		return f.For, true
-	case faults.Stale:
-		return f.For, true
-	case faults.Partition:
-		return f.For, true
-	case faults.Restart:
-		return f.Down, true
-	case faults.TimeTravel:
-		return f.Down, true
-	}
-	return 0, false
-}
-
-// withDuration returns fault f lasting d instead, if it lasts.
-func withDuration(f faults.Fault, d model.Time) (faults.Fault, bool) {
-	switch f := f.(type) {
-	case faults.Delay:
-		f.For = d
-		return f, true
-	case faults.Stale:
-		f.For = d
-		return f, true
-	case faults.Partition:
-		f.For = d
-		return f, true
-	case faults.Restart:
-		f.Down = d
-		return f, true
-	case faults.TimeTravel:
-		f.Down = d
-		return f, true
-	}
-	return f, false
 }
