@@ -17,6 +17,7 @@ var (
 	regenerate = flag.Bool("converge.classes", false, "measure every class over 20 seeds and print the table for BENCHMARKS.md")
 	strategy   = flag.String("converge.strategy", "random", "the search strategy TestClassTable measures: random, pct or coverage")
 	only       = flag.String("converge.only", "", "TestClassTable measures only the classes whose names contain this")
+	firstSeed  = flag.Uint64("converge.firstseed", 1, "TestClassTable measures the 20 seeds from this one on")
 )
 
 // TestClassTable measures every class over 20 seeds, under its whole mix
@@ -25,6 +26,9 @@ var (
 // seeds than its floor (floors only: the ratio to the targeted mix is a
 // figure, not an assertion). It runs only with -converge.classes:
 // go test ./bench/classes -run TestClassTable -v -converge.classes -timeout 0
+//
+// -converge.firstseed 21 measures seeds 21–40, which no floor or pinned
+// seed was chosen from.
 //
 // -converge.strategy coverage measures the coverage-guided strategy
 // instead of random; the floors are random's, so only the random table
@@ -41,7 +45,7 @@ func TestClassTable(t *testing.T) {
 			continue
 		}
 		start := time.Now()
-		r, err := classes.MeasureTargeted(t, c, classes.Seeds(classes.TableSeeds), s)
+		r, err := classes.MeasureTargeted(t, c, classes.Seeds(*firstSeed, classes.TableSeeds), s)
 		require.NoError(t, err)
 		t.Logf("%s: found %d/%d, runs %v, shrunk %v, %v", c.Name, r.Found(), r.Seeds, r.Runs, r.Shrunk, time.Since(start).Round(time.Millisecond))
 		if r.Targeted != nil {

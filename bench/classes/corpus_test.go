@@ -42,7 +42,7 @@ func TestCorpusBound(t *testing.T) {
 			require.NoError(t, err)
 			kept[i] = cp
 			before := cpuTime()
-			for _, seed := range classes.Seeds(classes.TableSeeds) {
+			for _, seed := range classes.Seeds(1, classes.TableSeeds) {
 				opts := properties.SearchOptions{Checks: classes.Budget, Seed: seed, Test: t, Strategy: properties.Strategy{Name: properties.StrategyCoverage}, Corpus: cp}
 				if c.Bubble {
 					opts.Wrap = properties.InBubble(t)

@@ -155,7 +155,7 @@ func TestDiagnoseBudgets(t *testing.T) {
 		c := classNamed(t, name)
 		c.Scenario.Budget.MaxFaults = *diagnoseFaults
 		c.Scenario.Budget.Swarm = *diagnoseSwarm
-		r, err := classes.Measure(t, c, classes.Seeds(classes.TableSeeds))
+		r, err := classes.Measure(t, c, classes.Seeds(1, classes.TableSeeds))
 		require.NoError(t, err)
 		med, _ := r.Percentile(50)
 		t.Logf("%s: found %d/%d, median %d, runs %v, shrunk %v", name, r.Found(), r.Seeds, med, r.Runs, r.Shrunk)

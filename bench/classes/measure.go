@@ -276,11 +276,13 @@ func (r Result) shrunk() string {
 	return fmt.Sprintf("%d / %d", s[(len(s)-1)/2], s[len(s)-1])
 }
 
-// Seeds returns the seeds 1..n, the seeds of the table.
-func Seeds(n int) []uint64 {
+// Seeds returns the n seeds from first on; the table's are Seeds(1,
+// TableSeeds), and a table from another first seed measures seeds its
+// floors and pins were not chosen from.
+func Seeds(first uint64, n int) []uint64 {
 	out := make([]uint64, n)
 	for i := range out {
-		out[i] = uint64(i + 1)
+		out[i] = first + uint64(i)
 	}
 	return out
 }
