@@ -36,11 +36,14 @@ import (
 //     object with its nulls pruned, which is what replacing a null gives.
 //     A struct that inlines a pointer is the exception (the plan
 //     allocates the pointer for any object), so mergeTyped declines it;
-//   - anything else (a slice, a scalar, a type that decodes itself) is
-//     replaced by the plan's decode of the patch's value, which is what
-//     mergeObject's replacement decodes to. An array of the patch holds no
-//     object holding a null (parseMergePatch declines those), so pruning
-//     never changes one.
+//   - anything else (a slice, a scalar, a type that decodes itself, an
+//     interface) is replaced by the plan's decode of a patch's value that
+//     is not an object, which is what mergeObject's replacement decodes
+//     to. An array of the patch holds no object holding a null
+//     (parseMergePatch declines those), so pruning never changes one. An
+//     object there is declined: a type that decodes itself may have been
+//     decoded from an object (runtime.RawExtension is), and an interface
+//     holds one as it is, which the maps' merge merges into.
 //
 // Where it cannot tell (a key that names no field, content the plan does
 // not decode), mergeTyped reports false and mergeParts takes its own
@@ -64,7 +67,7 @@ func SetTypedMerge(on bool) (was bool) {
 type mergeKind uint8
 
 const (
-	mergeReplace mergeKind = iota // decoded whole from one value
+	mergeReplace mergeKind = iota // decoded whole from a value that is not an object
 	mergeStruct                   // a struct of the plan
 	mergePointer
 	mergeMap
@@ -209,6 +212,11 @@ func mergeTyped(v reflect.Value, p any, mt *mergeType) bool {
 			if !v.IsNil() {
 				return mergeMapTyped(v, pm, mt)
 			}
+		default:
+			// A type that decodes itself may have been decoded from an
+			// object (runtime.RawExtension is), and an interface holds
+			// one as it is: the maps' merge merges into those.
+			return false
 		}
 	}
 	// Replaced: the decode of the value, its objects' nulls pruned.

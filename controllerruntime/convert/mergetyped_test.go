@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -145,4 +147,89 @@ func TestTypedMergeIsTheDecodeOfTheMerge(t *testing.T) {
 	})
 	t.Logf("the typed merge took %d of %d patches; of %d diffs, %d", taken, checks, diffs, diffsTaken)
 	assert.Greater(t, diffsTaken, diffs*3/4, "the typed merge takes most diffs")
+}
+
+// Types for TestTypedMergeOnTheEdges.
+type (
+	edgeInner struct {
+		A int64             `json:"a,omitempty"`
+		M map[string]string `json:"m,omitempty"`
+	}
+	EdgeInlined struct {
+		B int64 `json:"b,omitempty"`
+	}
+	edgeInlinePtr struct {
+		*EdgeInlined `json:",inline"`
+		C            int64 `json:"c,omitempty"`
+	}
+	edgeType struct {
+		Ext      runtime.RawExtension       `json:"ext"`
+		Any      any                        `json:"any,omitempty"`
+		Ptr      *edgeInner                 `json:"ptr,omitempty"`
+		Plain    edgeInner                  `json:"plain"`
+		Map      map[string]edgeInner       `json:"map,omitempty"`
+		PtrMap   map[string]*edgeInner      `json:"ptrMap,omitempty"`
+		Inlining edgeInlinePtr              `json:"inlining"`
+		List     []edgeInner                `json:"list,omitempty"`
+		Time     *metav1.Time               `json:"time,omitempty"`
+		Nested   map[string]map[string]bool `json:"nested,omitempty"`
+	}
+)
+
+// TestTypedMergeOnTheEdges: merged into the plan's decode of some content,
+// a patch gives the decode of the maps' merge, or is declined, at the
+// edges of the typed merge's reasoning: an object into a type that
+// decodes itself from an object (runtime.RawExtension) or an interface
+// (declined), into nil pointers and maps and the zero struct (replaced,
+// nulls pruned), into map elements, and into a struct that inlines a
+// pointer (declined).
+func TestTypedMergeOnTheEdges(t *testing.T) {
+	typ := reflect.TypeFor[edgeType]()
+	mt := mergeTypeOf(typ)
+	require.True(t, mt.ok)
+	b := decodeBuilder{types: map[reflect.Type]*decodePlan{}}
+	plan, err := b.plan(typ)
+	require.NoError(t, err)
+	content := `{"ext":{"a":1},"any":{"a":1},"plain":{"a":1},"map":{"k":{"a":1}},"ptrMap":{"k":null},"inlining":{"c":1},"nested":{"x":{"y":true}}}`
+	for _, c := range []struct {
+		patch string
+		taken bool
+	}{
+		{`{"ext":{"b":2}}`, false},
+		{`{"ext":[1]}`, true},
+		{`{"any":{"b":2}}`, false},
+		{`{"any":3}`, true},
+		{`{"any":null}`, true},
+		{`{"ptr":{"a":2,"m":{"x":"y","z":null}}}`, true},
+		{`{"ptr":null}`, true},
+		{`{"plain":{"a":null,"m":{"k":"v","n":null}}}`, true},
+		{`{"plain":{"m":null}}`, true},
+		{`{"map":{"k":{"a":null,"m":{"q":"r"}},"j":{"a":5,"m":{"s":null}},"gone":null}}`, true},
+		{`{"ptrMap":{"k":{"a":1,"m":{"x":null}},"l":{"a":2}}}`, true},
+		{`{"inlining":{"c":2}}`, false},
+		{`{"list":[{"a":1}]}`, true},
+		{`{"time":"2025-01-01T00:00:05Z"}`, true},
+		{`{"time":{"a":1}}`, false},
+		{`{"nested":{"x":{"y":null,"z":false},"w":{"v":true}}}`, true},
+		{`{"plain":"x"}`, false},
+		{`{"noSuchField":1}`, false},
+	} {
+		read := func(s string) map[string]any {
+			m, ok := decodeMergePatch([]byte(s))
+			require.True(t, ok, s)
+			return m
+		}
+		want := reflect.New(typ).Elem()
+		doc := read(content)
+		mergeObject(doc, read(c.patch))
+		wantErr := plan.dec(doc, want)
+		got := reflect.New(typ).Elem()
+		require.NoError(t, plan.dec(read(content), got))
+		taken := mergeTyped(got, read(c.patch), mt)
+		assert.Equal(t, c.taken, taken, "%s taken", c.patch)
+		if taken {
+			require.NoError(t, wantErr, c.patch)
+			assert.Equal(t, want.Interface(), got.Interface(), c.patch)
+		}
+	}
 }
