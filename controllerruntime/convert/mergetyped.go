@@ -26,10 +26,12 @@ import (
 //     patch leaves alone keeps its decode, a null deletes the key (the
 //     field's zero value), and a value replaces it (the plan's decode of
 //     that value, from zero);
-//   - an object merges into an object: a non-nil map, or a non-nil
-//     pointer, was decoded from one (the plan decodes nothing else into
-//     them); a nil map or pointer was decoded from a null or from no key,
-//     which the object replaces, nulls pruned, as mergeObject does;
+//   - an object merges into an object: a non-nil map was decoded from
+//     one (the plan decodes nothing else into it), so the patch merges
+//     into it key by key; a non-nil pointer passes the merge on to what
+//     it points to; a nil map or pointer was decoded from a null or from
+//     no key, which the object replaces, nulls pruned, as mergeObject
+//     does;
 //   - a struct of the plan (no decoder of its own) is decoded from an
 //     object, or from a null or no key as the zero struct; merging an
 //     object into the zero struct field by field gives the decode of that
