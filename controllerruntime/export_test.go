@@ -12,13 +12,17 @@ import (
 // Deployment controller's kept template hashes, the converter's kept
 // decodes of parts that refer to nothing (for converters made after) and
 // JSON merge patches applied to the stored body
-// (convert.Converter.MergePatch) on or off, and returns a func that
+// (convert.Converter.MergePatch, with its merge into kept decodes and its
+// own reading of plain patches) on or off, and returns a func that
 // restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
 	decode, status, defaults, verdicts, owns, reads, hashes, patch := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch
 	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
+	typed, scan := convert.SetTypedMerge(on), convert.SetScanMergePatch(on)
 	return func() {
+		convert.SetTypedMerge(typed)
+		convert.SetScanMergePatch(scan)
 		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = decode, status, defaults, verdicts, owns, reads, hashes, patch
 		convert.SetPlainCopy(plain)
 	}
@@ -55,4 +59,20 @@ func SetFastMergePatch(on bool) (restore func()) {
 	was := fastMergePatch
 	fastMergePatch = on
 	return func() { fastMergePatch = was }
+}
+
+// SetTypedMergePatch turns on or off alone the merge patch's merge into a
+// copy of a part's kept decode (convert.SetTypedMerge), and returns a func
+// that restores it (TestFastPathsGiveTheSameTraces).
+func SetTypedMergePatch(on bool) (restore func()) {
+	was := convert.SetTypedMerge(on)
+	return func() { convert.SetTypedMerge(was) }
+}
+
+// SetScanMergePatch turns on or off alone the merge patch's own reading of
+// plain patches (convert.SetScanMergePatch), and returns a func that
+// restores it.
+func SetScanMergePatch(on bool) (restore func()) {
+	was := convert.SetScanMergePatch(on)
+	return func() { convert.SetScanMergePatch(was) }
 }

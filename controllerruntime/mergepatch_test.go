@@ -60,13 +60,34 @@ var patchConv = func() *convert.Converter {
 	return c
 }()
 
+// patchPath is the path a test's merge patch takes.
+type patchPath int
+
+const (
+	// throughJSON: the stored object encoded, patched and decoded.
+	throughJSON patchPath = iota
+	// mapsMerge: convert.Converter.MergePatch, the patch read by
+	// encoding/json and merged into the stored part's unflattened maps.
+	mapsMerge
+	// keptMerge: the same, the patch read by the converter's own reader,
+	// and the target read before it is patched (as a user's read, change
+	// and patch does), so that the patch is merged into a copy of its
+	// parts' kept decodes.
+	keptMerge
+)
+
 // patchWith applies p to a copy of target, through a fresh manager whose
-// server holds setup's objects (created, then each updated once), with
-// the fast merge-patch path on or off.
-func patchWith(t require.TestingT, fast bool, setup []client.Object, target client.Object, p client.Patch, status bool) (patchOutcome, bool) {
+// server holds setup's objects (created, then each updated once), by the
+// path given.
+func patchWith(t require.TestingT, path patchPath, setup []client.Object, target client.Object, p client.Patch, status bool) (patchOutcome, bool) {
 	restore := fastMergePatch
-	fastMergePatch = fast
-	defer func() { fastMergePatch = restore }()
+	fastMergePatch = path != throughJSON
+	typed, scan := convert.SetTypedMerge(path == keptMerge), convert.SetScanMergePatch(path == keptMerge)
+	defer func() {
+		fastMergePatch = restore
+		convert.SetTypedMerge(typed)
+		convert.SetScanMergePatch(scan)
+	}()
 	conv := patchConv
 	m, err := NewManager(model.NewCluster(model.Config{}), conv, ManagerOptions{})
 	require.NoError(t, err)
@@ -77,6 +98,10 @@ func patchWith(t require.TestingT, fast bool, setup []client.Object, target clie
 		require.NoError(t, c.Create(ctx, o))
 		o.SetLabels(map[string]string{"updated": "yes"})
 		require.NoError(t, c.Update(ctx, o))
+	}
+	if path == keptMerge {
+		read := target.DeepCopyObject().(client.Object)
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(target), read))
 	}
 	obj := target.DeepCopyObject().(client.Object)
 	kind, err := conv.Kind(target)
@@ -196,10 +221,13 @@ func TestMergePatchFastPathAgreesWithJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fast, took := patchWith(t, true, []client.Object{rs}, rs, c.patch, c.status)
-			slow, _ := patchWith(t, false, []client.Object{rs}, rs, c.patch, c.status)
+			fast, took := patchWith(t, mapsMerge, []client.Object{rs}, rs, c.patch, c.status)
+			slow, _ := patchWith(t, throughJSON, []client.Object{rs}, rs, c.patch, c.status)
+			kept, keptTook := patchWith(t, keptMerge, []client.Object{rs}, rs, c.patch, c.status)
 			assert.Equal(t, slow, fast)
+			assert.Equal(t, slow, kept, "merged into the kept decodes")
 			assert.Equal(t, c.fast, took, "whether the fast path takes the patch")
+			assert.Equal(t, c.fast, keptTook, "whether the fast path takes the patch after a read")
 		})
 	}
 }
@@ -213,8 +241,12 @@ func TestMergePatchFastPathAgreesWithJSONOnAnyPatch(t *testing.T) {
 	var checks, taken, written int
 	// compare patches obj both ways and counts what the fast path took.
 	compare := func(rt *rapid.T, obj client.Object, p client.Patch, status bool) {
-		fast, took := patchWith(rt, true, []client.Object{obj}, obj, p, status)
-		slow, _ := patchWith(rt, false, []client.Object{obj}, obj, p, status)
+		path := mapsMerge
+		if rapid.Bool().Draw(rt, "readFirst") {
+			path = keptMerge
+		}
+		fast, took := patchWith(rt, path, []client.Object{obj}, obj, p, status)
+		slow, _ := patchWith(rt, throughJSON, []client.Object{obj}, obj, p, status)
 		require.Equal(rt, slow, fast)
 		checks++
 		if took {
@@ -371,8 +403,8 @@ func TestMergePatchOfInvalidUTF8AgreesWithJSON(t *testing.T) {
 	rs := testReplicaSet()
 	rs.Spec.Template.Spec.Containers[0].Args = []string{"-a\xff"}
 	p := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":1}}`))
-	fast, took := patchWith(t, true, []client.Object{rs}, rs, p, false)
-	slow, _ := patchWith(t, false, []client.Object{rs}, rs, p, false)
+	fast, took := patchWith(t, keptMerge, []client.Object{rs}, rs, p, false)
+	slow, _ := patchWith(t, throughJSON, []client.Object{rs}, rs, p, false)
 	assert.Equal(t, slow, fast)
 	assert.False(t, took)
 	assert.NotContains(t, fast.stored, `\xff`, "the JSON path replaced the byte")

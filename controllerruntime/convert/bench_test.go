@@ -63,3 +63,49 @@ func BenchmarkConvert(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMergePatch applies controller-runtime's MergeFrom diff of a
+// ReplicaSet's replicas (the ReplicaSet example's user move) to the
+// stored ReplicaSet, whose parts' decodes the converter keeps, as a read
+// before the patch leaves them: through the unflattened maps and
+// encoding/json's reading of the patch, then with each of the merge into
+// the kept decode and the patch's own reading.
+//
+//	go test -run XXX -bench MergePatch ./convert
+func BenchmarkMergePatch(b *testing.B) {
+	c, err := New(scheme.Scheme, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	labels := map[string]string{"app": "web"}
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "u1", ResourceVersion: "7", Labels: labels},
+		Spec: appsv1.ReplicaSetSpec{Replicas: new(int32(3)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:v1"}}}}},
+		Status: appsv1.ReplicaSetStatus{Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3, ObservedGeneration: 1},
+	}
+	mo, err := c.ToModel(rs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.FromModelShared(mo, &appsv1.ReplicaSet{}); err != nil {
+		b.Fatal(err)
+	}
+	data := []byte(`{"spec":{"replicas":5}}`)
+	for _, v := range []struct {
+		name        string
+		typed, scan bool
+	}{{"maps", false, false}, {"kept", true, false}, {"scanned", false, true}, {"kept+scanned", true, true}} {
+		b.Run(v.name, func(b *testing.B) {
+			typed, scan := SetTypedMerge(v.typed), SetScanMergePatch(v.scan)
+			defer func() { SetTypedMerge(typed); SetScanMergePatch(scan) }()
+			b.ReportAllocs()
+			for b.Loop() {
+				if !c.MergePatch(mo, data, &appsv1.ReplicaSet{}) {
+					b.Fatal("declined")
+				}
+			}
+		})
+	}
+}

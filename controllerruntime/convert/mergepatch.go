@@ -166,6 +166,9 @@ func (c *Converter) mergeParts(cur *model.Object, body map[string]any, v reflect
 			}
 			continue
 		}
+		if part.plan.mergeKept(part.f, p, dv) {
+			continue
+		}
 		doc := map[string]any{}
 		if part.f.Len() > 0 {
 			u, err := Unflatten(part.f)
@@ -180,6 +183,33 @@ func (c *Converter) mergeParts(cur *model.Object, body map[string]any, v reflect
 		}
 	}
 	return true
+}
+
+// mergeKept sets dv, the zero part, to what merging p, the patch of the
+// part, into content f gives, from a copy of the kept decode of f
+// (mergetyped.go); false, leaving dv zero, where there is none or the
+// typed merge cannot tell.
+func (pp *partPlan) mergeKept(f model.Fields, p any, dv reflect.Value) bool {
+	if !typedMerge || f.Len() == 0 {
+		return false
+	}
+	if _, object := p.(map[string]any); !object {
+		return false
+	}
+	mt := mergeTypeOf(dv.Type())
+	if !mt.ok || mt.kind != mergeStruct {
+		return false
+	}
+	hit := pp.lookup(f)
+	if !hit.IsValid() {
+		return false
+	}
+	pp.copyInto(hit, dv.Addr())
+	if mergeTyped(dv, p, mt) {
+		return true
+	}
+	dv.SetZero()
+	return false
 }
 
 // validUTF8 reports whether every string of mo, its paths' keys
@@ -245,6 +275,16 @@ func mergeMeta(om *metav1.ObjectMeta, patch map[string]any) bool {
 // integer literals (as int64); false for anything else, which the general
 // path answers.
 func parseMergePatch(data []byte) (map[string]any, bool) {
+	if scanPatch {
+		if m, ok := scanMergePatch(data); ok {
+			return m, true
+		}
+	}
+	return decodeMergePatch(data)
+}
+
+// decodeMergePatch is parseMergePatch through encoding/json.
+func decodeMergePatch(data []byte) (map[string]any, bool) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var m map[string]any
