@@ -65,20 +65,21 @@ func Converges(t *testing.T, sc properties.Scenario, mix faults.Mix, checks int)
 
 // Measure reports, with -operators.measure, the runs per second and the
 // reconciles per second (of every controller) of whole runs of sc under
-// random schedules of every faithful fault, each in its own bubble, wall
+// random schedules of mix (every faithful fault, or those left once a real
+// finding is set aside, as Converges checks), each in its own bubble, wall
 // time of everything included, and the runs per CPU-second of the
 // process (the figure a loaded machine distorts least); and fails if a
 // run fails.
-func Measure(t *testing.T, sc properties.Scenario) {
+func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 	t.Helper()
 	if !*measure {
 		t.Skip("a measurement: run with -operators.measure")
 	}
-	plan, err := properties.PlanFor(sc, Faithful)
+	plan, err := properties.PlanFor(sc, mix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := faults.Schedules(Faithful, plan.Topology, plan.Budget)
+	gen := faults.Schedules(mix, plan.Topology, plan.Budget)
 	var failure string
 	res := testing.Benchmark(func(b *testing.B) {
 		reconciles := 0
@@ -112,7 +113,7 @@ func Measure(t *testing.T, sc properties.Scenario) {
 	if failure != "" {
 		t.Fatalf("a run failed: %s", failure)
 	}
-	t.Logf("MEASURE %s: %.1f runs/s, %.0f reconciles/s, %.1f runs per CPU-second (%d runs)", sc.Name, res.Extra["runs/s"], res.Extra["reconciles/s"], res.Extra["runs/CPU-s"], res.N)
+	t.Logf("MEASURE %s under %s: %.1f runs/s, %.0f reconciles/s, %.1f runs per CPU-second (%d runs)", sc.Name, mix, res.Extra["runs/s"], res.Extra["reconciles/s"], res.Extra["runs/CPU-s"], res.N)
 }
 
 // Explore explores sc, with -operators.explore=BUDGET, under mix (every
