@@ -16,6 +16,7 @@ import (
 
 	crt "github.com/converge-sim/converge/controllerruntime"
 	"github.com/converge-sim/converge/faults"
+	"github.com/converge-sim/converge/internal/cputime"
 	"github.com/converge-sim/converge/model"
 	"github.com/converge-sim/converge/properties"
 )
@@ -83,7 +84,7 @@ func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 	var failure string
 	res := testing.Benchmark(func(b *testing.B) {
 		reconciles := 0
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for i := 0; b.Loop(); i++ {
 			r := rand.New(rand.NewPCG(uint64(i), 7))
 			sched := gen.Example(int(r.Int32()))
@@ -104,7 +105,7 @@ func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 				}
 			}
 		}
-		if cpu = processCPU() - cpu; cpu > 0 {
+		if cpu = cputime.Process() - cpu; cpu > 0 {
 			b.ReportMetric(float64(b.N)/cpu.Seconds(), "runs/CPU-s")
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
@@ -127,9 +128,9 @@ func Explore(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 	if *explore <= 0 {
 		t.Skip("an exploration: run with -operators.explore=60s")
 	}
-	start, cpu := time.Now(), processCPU()
+	start, cpu := time.Now(), cputime.Process()
 	progress := func(r properties.ExploreResult) {
-		t.Logf("%s: depth %d explored (%d states, %d executions), %.1f s wall, %.1f s CPU", r.Scenario, r.Depth, r.States, r.Executions, time.Since(start).Seconds(), (processCPU() - cpu).Seconds())
+		t.Logf("%s: depth %d explored (%d states, %d executions), %.1f s wall, %.1f s CPU", r.Scenario, r.Depth, r.States, r.Executions, time.Since(start).Seconds(), (cputime.Process() - cpu).Seconds())
 	}
 	res, err := crt.Explore(t, sc, mix, properties.ExploreOptions{Depth: 64, Deviations: 2, Budget: *explore, Progress: progress})
 	if err != nil {
