@@ -253,32 +253,23 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	if err != nil {
 		return err
 	}
-	live, err := cl.conv.New(kind)
-	if err != nil {
-		return err
-	}
 	cur, err := cl.live.Get(kind, namespace, name)
 	exists := err == nil
-	switch {
-	case exists:
-		if err := cl.decode(cur, live); err != nil {
-			return err
-		}
-	case model.IsNotFound(err) && !status:
-		live.GetObjectKind().SetGroupVersionKind(gvk)
-	default:
+	if !exists && (!model.IsNotFound(err) || status) {
 		return cl.apiError(err, gvk, name)
 	}
-	out, err := fm.Apply(live, applied, manager, force)
-	if err != nil {
-		if apierrors.IsConflict(err) && cl.reject != nil && cl.name != "" {
-			verb := model.VerbUpdate
-			if status {
-				verb = model.VerbUpdateStatus
-			}
-			cl.reject(cl.name, verb, model.Ref{Kind: kind, Namespace: namespace, Name: name}, conflictOf(err))
+	var from *model.Object
+	var prev []metav1.ManagedFieldsEntry
+	if exists {
+		from, prev = cur, cl.owners.fields[cur.UID]
+	}
+	key := applyKeyOf(cl.conv, kind, namespace, name, manager, force, status, from)
+	out, found := appliedBefore(key, from, prev, data)
+	if !found {
+		if out, err = cl.applyAnew(kind, namespace, name, gvk, fm, from, applied, manager, force, status); err != nil {
+			return err
 		}
-		return err
+		rememberApply(key, from, prev, data, out)
 	}
 	next, err := cl.typedFrom(out, kind)
 	if err != nil {
@@ -286,10 +277,6 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	}
 	next.SetNamespace(namespace)
 	next.SetName(name)
-	var prev []metav1.ManagedFieldsEntry
-	if exists {
-		prev = cl.owners.fields[cur.UID]
-	}
 	fields, err := cl.managedOf(next, prev)
 	if err != nil {
 		return err
@@ -313,6 +300,35 @@ func (cl *modelClient) apply(kind, namespace, name string, data []byte, manager 
 	cl.owners.fields[model.UID(dst.GetUID())] = fields
 	dst.SetManagedFields(cloneManaged(fields))
 	return nil
+}
+
+// applyAnew runs the field manager's Apply of applied over cur, the
+// stored object (nil for a create), with the managed fields recorded for
+// it; a conflict is reported to the model's fault record.
+func (cl *modelClient) applyAnew(kind, namespace, name string, gvk schema.GroupVersionKind, fm *managedfields.FieldManager, cur *model.Object, applied *unstructured.Unstructured, manager string, force, status bool) (runtime.Object, error) {
+	live, err := cl.conv.New(kind)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil {
+		if err := cl.decode(cur, live); err != nil {
+			return nil, err
+		}
+	} else {
+		live.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	out, err := fm.Apply(live, applied, manager, force)
+	if err != nil {
+		if apierrors.IsConflict(err) && cl.reject != nil && cl.name != "" {
+			verb := model.VerbUpdate
+			if status {
+				verb = model.VerbUpdateStatus
+			}
+			cl.reject(cl.name, verb, model.Ref{Kind: kind, Namespace: namespace, Name: name}, conflictOf(err))
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 // conflictOf is the model form of an apply conflict: one cause per

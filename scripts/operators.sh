@@ -3,8 +3,9 @@
 # and prints, per operator: its cold build time (its test binary built with
 # an empty build cache, the standard library and every dependency
 # included), runs and reconciles per second of whole runs under random
-# schedules of every faithful fault, and the depth an exploration under
-# every faithful fault finishes within its budget.
+# schedules of every faithful fault (KubeRay: all but time travel) and runs
+# per CPU-second, and the depth an exploration under every faithful fault
+# finishes within its budget, each depth with its wall and CPU time.
 #
 #   scripts/operators.sh                  # every operator, 60 s explorations
 #   scripts/operators.sh kuberay          # one operator

@@ -67,7 +67,7 @@ func (m *admissionMemo) admitted(k admissionKey, old, obj *model.Object) (bool, 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, a := range m.entries[k] {
-		if !sameObject(a.old, old) || !sameObject(a.obj, obj) {
+		if !SameObject(a.old, old) || !SameObject(a.obj, obj) {
 			continue
 		}
 		if a.err != nil {
@@ -105,9 +105,11 @@ func (m *admissionMemo) remember(k admissionKey, old, in, out *model.Object, err
 	m.n++
 }
 
-// sameObject reports whether a and b are equal in every field a write
-// carries to admission.
-func sameObject(a, b *model.Object) bool {
+// SameObject reports whether a and b are equal in every field a write
+// carries to admission: what a memo keyed by an object must compare
+// before it hands out what it remembered (the adapter's apply memo
+// compares the live object an apply starts from the same way).
+func SameObject(a, b *model.Object) bool {
 	if a == nil || b == nil {
 		return a == b
 	}

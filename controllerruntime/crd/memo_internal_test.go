@@ -16,9 +16,9 @@ func TestSameObjectSeesEveryField(t *testing.T) {
 	base := func() *model.Object {
 		return &model.Object{Kind: "Batch", Namespace: "default", Name: "b"}
 	}
-	assert.True(t, sameObject(base(), base()))
-	assert.True(t, sameObject(nil, nil))
-	assert.False(t, sameObject(nil, base()))
+	assert.True(t, SameObject(base(), base()))
+	assert.True(t, SameObject(nil, nil))
+	assert.False(t, SameObject(nil, base()))
 	typ := reflect.TypeFor[model.Object]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
@@ -29,8 +29,8 @@ func TestSameObjectSeesEveryField(t *testing.T) {
 			o := base()
 			v := reflect.ValueOf(o).Elem().Field(i)
 			require.True(t, setOther(v), "no different value for a field of type %s: teach setOther one", f.Type)
-			assert.False(t, sameObject(base(), o))
-			assert.False(t, sameObject(o, base()))
+			assert.False(t, SameObject(base(), o))
+			assert.False(t, SameObject(o, base()))
 		})
 	}
 }

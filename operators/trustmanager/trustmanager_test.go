@@ -33,7 +33,7 @@ func scenario(t *testing.T) properties.Scenario {
 func TestConverges(t *testing.T) { suite.Converges(t, scenario(t), suite.Faithful, 30) }
 
 // TestMeasure reports runs and reconciles per second (-operators.measure).
-func TestMeasure(t *testing.T) { suite.Measure(t, scenario(t)) }
+func TestMeasure(t *testing.T) { suite.Measure(t, scenario(t), suite.Faithful) }
 
 // TestExplore explores within a budget (-operators.explore=60s).
 func TestExplore(t *testing.T) { suite.Explore(t, scenario(t), suite.Faithful) }
