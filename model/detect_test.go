@@ -133,3 +133,69 @@ func TestLentVersionMadeByStructCopyGetsItsOwnCopy(t *testing.T) {
 	assert.Equal(t, "web", v2.Labels.Value("app"), "restored")
 	assert.Equal(t, "web", v1.Labels.Value("app"))
 }
+
+// TestADigestChangesWithEveryPartOfAnObject checks the detector's fast
+// comparison: a snapshot's digest is its object's, and every change the
+// detector must see, in place or by a new value, changes the digest, so
+// that no mutation passes as unchanged. A field given an equal value of
+// its own may change the digest too; equalObjects then decides.
+func TestADigestChangesWithEveryPartOfAnObject(t *testing.T) {
+	base := func() *Object {
+		o := pod("a")
+		o.UID, o.ResourceVersion, o.Generation, o.CreationTimestamp = "uid-7", 9, 2, 3
+		o.Finalizers = []string{"example.com/hold"}
+		o.OwnerReferences = []OwnerReference{{Kind: "ReplicaSet", Name: "web", UID: "uid-1"}}
+		t := Time(11)
+		o.DeletionTimestamp = &t
+		o.Status.Set("phase", "Pending")
+		return o
+	}
+	o := base()
+	s := newSnapshot(o)
+	assert.Equal(t, digest(o), s.sum, "a copy's digest is its object's")
+	assert.True(t, s.matches(o))
+	for name, mutate := range map[string]func(*Object){
+		"kind":                  func(o *Object) { o.Kind = "Node" },
+		"namespace":             func(o *Object) { o.Namespace = "other" },
+		"name":                  func(o *Object) { o.Name = "b" },
+		"generateName":          func(o *Object) { o.GenerateName = "a-" },
+		"uid":                   func(o *Object) { o.UID = "uid-8" },
+		"resourceVersion":       func(o *Object) { o.ResourceVersion++ },
+		"generation":            func(o *Object) { o.Generation++ },
+		"creation":              func(o *Object) { o.CreationTimestamp++ },
+		"deletion in place":     func(o *Object) { *o.DeletionTimestamp++ },
+		"deletion dropped":      func(o *Object) { o.DeletionTimestamp = nil },
+		"finalizer in place":    func(o *Object) { o.Finalizers[0] = "other" },
+		"finalizers appended":   func(o *Object) { o.Finalizers = append(o.Finalizers, "more") },
+		"finalizers dropped":    func(o *Object) { o.Finalizers = nil },
+		"owner kind in place":   func(o *Object) { o.OwnerReferences[0].Kind = "Job" },
+		"owner name in place":   func(o *Object) { o.OwnerReferences[0].Name = "db" },
+		"owner uid in place":    func(o *Object) { o.OwnerReferences[0].UID = "uid-2" },
+		"owner controller":      func(o *Object) { o.OwnerReferences[0].Controller = true },
+		"owner blocks deletion": func(o *Object) { o.OwnerReferences[0].BlockOwnerDeletion = true },
+		"owners dropped":        func(o *Object) { o.OwnerReferences = nil },
+		"labels":                func(o *Object) { o.Labels = o.Labels.With("app", "db") },
+		"labels dropped":        func(o *Object) { o.Labels = Labels{} },
+		"spec":                  func(o *Object) { o.Spec.Set("image", "v2") },
+		"status":                func(o *Object) { o.Status.Set("phase", "Running") },
+		"status dropped":        func(o *Object) { o.Status = Fields{} },
+	} {
+		o := base()
+		s := newSnapshot(o)
+		mutate(o)
+		assert.NotEqual(t, s.sum, digest(o), name)
+		assert.False(t, s.matches(o), name)
+	}
+
+	// An equal name of its own: another digest, and still no change.
+	o = base()
+	s = newSnapshot(o)
+	o.Name = string([]byte("a"))
+	assert.True(t, s.matches(o), "equalObjects decides when the digests differ")
+	// No finalizers, nil or empty, are the same.
+	o = base()
+	o.Finalizers = nil
+	s = newSnapshot(o)
+	o.Finalizers = []string{}
+	assert.Equal(t, s.sum, digest(o))
+}
