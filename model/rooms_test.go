@@ -33,3 +33,26 @@ func TestListsStartInTheirRooms(t *testing.T) {
 	require.NoError(t, s.Create("test", &Object{Kind: "Pod", Namespace: "default", Name: "one-more"}))
 	assert.Len(t, w.pending, len(w.room)+1, "past its room a stream grows")
 }
+
+// TestTimersShareTheirRoom checks that the clock makes room for timers
+// timerRoom at a time, and that timers from one room stay apart: each
+// keeps its own time, name and state.
+func TestTimersShareTheirRoom(t *testing.T) {
+	var clock Clock
+	var fired []string
+	var timers []*Timer
+	for i := range timerRoom + 1 {
+		name := fmt.Sprint("t", i)
+		timers = append(timers, clock.After(Time(timerRoom+1-i), name, func() { fired = append(fired, name) }))
+	}
+	assert.Equal(t, 0.0, testing.AllocsPerRun(timerRoom-2, func() { clock.After(100, "more", func() {}) }), "a room holds the next timers")
+	timers[3].Cancel()
+	for clock.Fire() != nil {
+	}
+	assert.Len(t, fired, timerRoom)
+	assert.Equal(t, "t16", fired[0], "the earliest first")
+	assert.NotContains(t, fired, "t3", "a cancelled timer never fires")
+	assert.True(t, timers[0].Fired())
+	assert.False(t, timers[3].Fired())
+	assert.Equal(t, Time(timerRoom+1), timers[0].At)
+}
