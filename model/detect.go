@@ -1,10 +1,6 @@
 package model
 
-import (
-	"math/bits"
-	"slices"
-	"unsafe"
-)
+import "slices"
 
 // Detectors for bugs that leave no trace in the API server's state until it
 // is too late: mutating a cached object, and overwriting another writer's
@@ -48,12 +44,8 @@ type lent struct {
 // are values no controller can change in place, so the snapshot shares
 // them with the version: a controller that changes them on a lent object
 // gives it new ones, which matches sees.
-//
-// sum is digest(meta), kept beside of so that the end of the step reads
-// only the snapshot's first cache line while the object is unchanged.
 type snapshot struct {
 	of        *Object // the object version copied
-	sum       uint64  // digest of meta, as the copy was made
 	meta      Object  // OwnerReferences and DeletionTimestamp may point into the snapshot
 	deletion  Time
 	ownerRoom [1]OwnerReference
@@ -72,99 +64,11 @@ func newSnapshot(o *Object) *snapshot {
 		s.deletion = *o.DeletionTimestamp
 		s.meta.DeletionTimestamp = &s.deletion
 	}
-	s.sum = digest(&s.meta)
 	return s
 }
 
 // matches reports whether o still equals the snapshot, field by field.
-// An object whose digest is the snapshot's is taken as unchanged without
-// reading the rest of the snapshot: at 10,000 pods those reads were a
-// cache miss per line of every lent pod's copy (BENCHMARKS.md, "Seventh
-// round"). Any other object is compared field by field, so a digest that
-// differs for equal objects (a field given an equal string of its own)
-// costs time, never a false report.
-func (s *snapshot) matches(o *Object) bool {
-	return digest(o) == s.sum || equalObjects(o, &s.meta)
-}
-
-// digest sums every field equalObjects compares, so that equal digests
-// stand for equal objects. Strings and the Labels, Spec and Status arrays
-// (never modified once built) enter by address and length, which objects
-// that share them (a version and its detector copy) have in common;
-// finalizers, owner references and the deletion time, which a controller
-// can change in place, enter by their contents. Each word passes through
-// a step that is one-to-one in the sum so far, so a change of any one
-// word always changes the digest; two changed words leave it equal with
-// a chance of 2^-64. Addresses differ between processes, but the digest
-// decides only whether equalObjects runs, whose answer is the same.
-func digest(o *Object) uint64 {
-	var d digester
-	d.str(o.Kind)
-	d.str(o.Namespace)
-	d.str(o.Name)
-	d.str(o.GenerateName)
-	d.str(string(o.UID))
-	d.word(o.ResourceVersion)
-	d.word(uint64(o.Generation))
-	d.word(uint64(o.CreationTimestamp))
-	if o.DeletionTimestamp == nil {
-		d.word(0)
-	} else {
-		d.word(1)
-		d.word(uint64(*o.DeletionTimestamp))
-	}
-	d.word(uint64(len(o.Finalizers)))
-	for _, f := range o.Finalizers {
-		d.str(f)
-	}
-	d.word(uint64(len(o.OwnerReferences)))
-	for i := range o.OwnerReferences {
-		r := &o.OwnerReferences[i]
-		d.str(r.Kind)
-		d.str(r.Name)
-		d.str(string(r.UID))
-		var flags uint64
-		if r.Controller {
-			flags |= 1
-		}
-		if r.BlockOwnerDeletion {
-			flags |= 2
-		}
-		d.word(flags)
-	}
-	d.array(unsafe.Pointer(unsafe.SliceData(o.Labels.kv)), len(o.Labels.kv))
-	d.array(unsafe.Pointer(unsafe.SliceData(o.Spec.kv)), len(o.Spec.kv))
-	d.array(unsafe.Pointer(unsafe.SliceData(o.Status.kv)), len(o.Status.kv))
-	return uint64(d)
-}
-
-// digester is digest's running sum.
-type digester uint64
-
-// word mixes x into the sum: an xor, a multiplication by an odd constant
-// and a rotation, each one-to-one.
-func (d *digester) word(x uint64) {
-	*d = digester(bits.RotateLeft64((uint64(*d)^x)*0x9e3779b97f4a7c15, 29))
-}
-
-// str mixes a string's length and, unless it is empty (all empty strings
-// are equal), its address.
-func (d *digester) str(s string) {
-	d.word(uint64(len(s)))
-	if len(s) > 0 {
-		d.word(uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))))
-	}
-}
-
-// array mixes the length and, unless it is empty (as equalSorted, which
-// takes empty arrays as equal), the address of an array never modified
-// once built.
-func (d *digester) array(p unsafe.Pointer, n int) {
-	d.word(uint64(n))
-	if n > 0 {
-		d.word(uint64(uintptr(p)))
-	}
-}
+func (s *snapshot) matches(o *Object) bool { return equalObjects(o, &s.meta) }
 
 // object returns the snapshot as an object of its own, as DeepCopy would
 // have made it.
