@@ -101,6 +101,7 @@ type Cluster struct {
 	rivals        []*rivalState
 	listeners     []func(Write)
 	lent          []lent
+	lentRoom      [16]lent // lent's first array: a run's cluster lends from its first step
 	mutation      *CacheMutation
 	lostUpdate    *LostUpdate
 	reconciled    reconciled
@@ -134,6 +135,7 @@ func NewCluster(cfg Config) *Cluster {
 		cfg.HistoryWindow = 1000
 	}
 	c := &Cluster{cfg: cfg, log: cfg.Logger, chooser: firstChoice{}}
+	c.lent = c.lentRoom[:0]
 	if c.log == nil {
 		c.log = zap.NewNop()
 	}

@@ -50,6 +50,7 @@ func newController(c *Cluster, spec Controller) *controller {
 		ctl.informers = append(ctl.informers, &Informer{ctrl: ctl, kind: kind, cache: newObjectStore()})
 	}
 	ctl.client = &client{ctl: ctl}
+	ctl.client.reads = ctl.client.readRoom[:0]
 	return ctl
 }
 

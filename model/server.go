@@ -291,7 +291,7 @@ func (s *Server) Create(caller string, obj *Object) error {
 	}
 	s.seq++
 	s.rv++
-	stored.UID = UID("uid-" + strconv.FormatUint(s.seq, 10))
+	stored.UID = uidOf(s.seq)
 	stored.ResourceVersion = s.rv
 	stored.Generation = 0
 	if s.hasGeneration(stored.Kind) {
@@ -626,4 +626,34 @@ func (s *Server) remove(last *Object, w Write) {
 			}
 		}
 	}
+}
+
+// uidOf returns the UID "uid-N" of the server's Nth number. The first
+// smallUIDs are substrings of one string made once, so that the creates
+// of a short run (a search makes a cluster a run) allocate no UID:
+// BENCHMARKS.md, "Seventh round".
+func uidOf(n uint64) UID {
+	if n+1 < uint64(len(smallUIDEnds)) {
+		return UID(smallUIDText[smallUIDEnds[n]:smallUIDEnds[n+1]])
+	}
+	return UID("uid-" + strconv.FormatUint(n, 10))
+}
+
+// smallUIDs is how many UIDs uidOf gives without allocating.
+const smallUIDs = 1024
+
+// smallUIDText is "uid-0uid-1…uid-1023"; UID n runs from smallUIDEnds[n]
+// to smallUIDEnds[n+1]. Both are made once and never written.
+var smallUIDText, smallUIDEnds = makeSmallUIDs()
+
+func makeSmallUIDs() (string, []uint32) {
+	var b []byte
+	ends := make([]uint32, 0, smallUIDs+1)
+	for n := range uint64(smallUIDs) {
+		ends = append(ends, uint32(len(b)))
+		b = append(b, "uid-"...)
+		b = strconv.AppendUint(b, n, 10)
+	}
+	ends = append(ends, uint32(len(b)))
+	return string(b), ends
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -347,4 +348,14 @@ func TestAFreshHistoryHasRoomForAShortRun(t *testing.T) {
 
 	small, _ := newTestServer(4)
 	assert.Equal(t, 8, cap(small.history), "no more room than two windows, where it compacts")
+}
+
+// TestSmallUIDsAreTheLongForm checks that a UID from the table made once
+// is the "uid-N" a concatenation makes, at both ends of the table and past
+// it, and that one from the table costs no allocation.
+func TestSmallUIDsAreTheLongForm(t *testing.T) {
+	for _, n := range []uint64{0, 1, 9, 10, 99, 100, 1022, 1023, 1024, 1025, 123456} {
+		assert.Equal(t, UID("uid-"+strconv.FormatUint(n, 10)), uidOf(n), "n=%d", n)
+	}
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = uidOf(517) }))
 }

@@ -81,6 +81,10 @@ type Stream struct {
 	kind    string
 	pending []Event
 	stopped bool
+	// room is pending's first array: a stream rarely holds more than a
+	// few undelivered events, and delivery removes them from the front
+	// in place, so most streams never allocate for their events.
+	room [4]Event
 }
 
 // Pending returns the number of undelivered events.
@@ -93,6 +97,7 @@ func (s *Server) Watch(kind string, fromRV uint64) (*Stream, error) {
 		return nil, statusErr(ReasonExpired, "too old resource version: %d (%d)", fromRV, s.compactedRV)
 	}
 	w := &Stream{kind: kind}
+	w.pending = w.room[:0]
 	for _, e := range s.history {
 		if e.Object.Kind == kind && e.RV() > fromRV {
 			w.pending = append(w.pending, e)

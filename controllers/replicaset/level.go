@@ -154,11 +154,14 @@ func (r *level) manage(req model.Request, rs *model.Object, active []*model.Obje
 // equals the last in name order. Deleting a ready pod while an unready one
 // is left would take a Deployment below its maxUnavailable, which counts
 // on the unready ones going first.
+//
+// It ranks active in place: the reconcile owns that slice (activePods
+// filters the list it made) and only counts it afterwards.
 func victims(active []*model.Object, n int) []*model.Object {
 	if n <= 0 {
 		return nil // a reconcile that scaled up, or not at all, ranks nothing
 	}
-	ranked := slices.Clone(active)
+	ranked := active
 	slices.Reverse(ranked)
 	slices.SortStableFunc(ranked, func(a, b *model.Object) int { return cmp.Compare(availability(a), availability(b)) })
 	return ranked[:n]

@@ -74,14 +74,24 @@ func NewPod(rs *model.Object) *model.Object {
 		spec = PodSpec(image)
 	}
 	labels, _ := model.SpecSelectorLabels(rs) // none without a selector, as NewLabels(Selector(rs))
-	return &model.Object{
+	// The pod and its one owner reference are one allocation: a pod is
+	// made at every scale-up, and the server copies it on create anyway.
+	p := &ownedPod{owner: [1]model.OwnerReference{model.NewOwnerReference(rs)}}
+	p.pod = model.Object{
 		Kind:            PodKind,
 		Namespace:       rs.Namespace,
 		GenerateName:    rs.Name + "-",
 		Labels:          labels,
-		OwnerReferences: []model.OwnerReference{model.NewOwnerReference(rs)},
+		OwnerReferences: p.owner[:],
 		Spec:            spec,
 	}
+	return &p.pod
+}
+
+// ownedPod is a new pod with the room of its owner reference beside it.
+type ownedPod struct {
+	pod   model.Object
+	owner [1]model.OwnerReference
 }
 
 // defaultPodSpec is the spec of a pod of a ReplicaSet whose template names
