@@ -12,16 +12,27 @@ import (
 // Deployment controller's kept template hashes, the converter's kept
 // decodes of parts that refer to nothing (for converters made after) and
 // JSON merge patches applied to the stored body
-// (convert.Converter.MergePatch) on or off, and returns a func that
-// restores them (TestFastPathsGiveTheSameTraces).
+// (convert.Converter.MergePatch) and the written version made from what
+// was sent (convert.Converter.FromModelWritten) on or off, and returns a
+// func that restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
-	decode, status, defaults, verdicts, owns, reads, hashes, patch := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch
-	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = on, on, on, on, on, on, on, on
+	decode, status, defaults, verdicts, owns, reads, hashes, patch, sent := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode
+	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = on, on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
 	return func() {
-		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = decode, status, defaults, verdicts, owns, reads, hashes, patch
+		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = decode, status, defaults, verdicts, owns, reads, hashes, patch, sent
 		convert.SetPlainCopy(plain)
 	}
+}
+
+// SetSentDecode turns alone on or off the written version made from what
+// the write sent (convert.Converter.FromModelWritten) rather than decoded
+// from the stored fields, and returns a func that restores it
+// (TestFastPathsGiveTheSameTraces).
+func SetSentDecode(on bool) (restore func()) {
+	was := sentDecode
+	sentDecode = on
+	return func() { sentDecode = was }
 }
 
 // SetSharedReads turns the built-in controllers' shared reads (package
