@@ -3,11 +3,14 @@ package controllerruntime
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strconv"
 
+	"github.com/converge-sim/converge/controllerruntime/convert"
 	"github.com/converge-sim/converge/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -179,16 +182,19 @@ func (cl *modelClient) write(obj client.Object, call func(*model.Object) error) 
 
 // writeAs writes src and copies the stored result into dst.
 func (cl *modelClient) writeAs(src, dst client.Object, call func(*model.Object) error) error {
-	return cl.writeBy(cl.target, src, dst, call)
+	return cl.writeBy(false, src, dst, call)
 }
 
-// writeBy is writeAs with the conversion of src given: target, or for a
+// writeBy is writeAs with the conversion of src named: target, or for a
 // status write, statusTarget. The server's write makes the model object
 // what it stored (spec included), and that is what dst gets.
-func (cl *modelClient) writeBy(target func(client.Object) (*model.Object, schema.GroupVersionKind, error),
-	src, dst client.Object, call func(*model.Object) error) error {
+func (cl *modelClient) writeBy(status bool, src, dst client.Object, call func(*model.Object) error) error {
 	if cl.w == nil {
 		return errReadOnly
+	}
+	target := cl.target
+	if status {
+		target = cl.statusTarget
 	}
 	mo, gvk, err := target(src)
 	if err != nil {
@@ -198,11 +204,43 @@ func (cl *modelClient) writeBy(target func(client.Object) (*model.Object, schema
 	if name == "" {
 		name = mo.GenerateName
 	}
+	sent := convert.Sent{Object: src, Spec: mo.Spec, Status: mo.Status, SpecSent: !status, StatusSent: true}
 	if err := call(mo); err != nil {
 		return cl.apiError(err, gvk, name)
 	}
-	return cl.decode(mo, dst)
+	return cl.decodeWritten(mo, dst, sent)
 }
+
+// decodeWritten is decode for mo, the version a write stored, given what
+// the write sent: a part (spec or status) stored as it was sent is made
+// from the sent object's part by its round trip
+// (convert.Converter.FromModelWritten; docs/design.md, "The written
+// version without a decode") instead of Unflatten and a decode, and the
+// memo keeps the version as a read would. The result is what decode
+// gives.
+func (cl *modelClient) decodeWritten(mo *model.Object, dst client.Object, sent convert.Sent) error {
+	_, u := dst.(runtime.Unstructured)
+	_, pom := dst.(*metav1.PartialObjectMetadata)
+	if !sentDecode || !sharedDecode || u || pom || cl.memo == nil || cl.versions != nil || mo.UID == "" || mo.ResourceVersion == 0 ||
+		reflect.TypeOf(sent.Object) != reflect.TypeOf(dst) {
+		return cl.decode(mo, dst)
+	}
+	if !cl.memo.get(mo.UID, mo.ResourceVersion, dst) {
+		kept := reflect.New(reflect.TypeOf(dst).Elem()).Interface().(client.Object)
+		if err := cl.conv.FromModelWritten(mo, kept, sent); err != nil {
+			return err
+		}
+		cl.memo.keep(mo.UID, mo.ResourceVersion, kept)
+		deepCopyInto(kept, dst)
+	}
+	cl.attachManaged(mo, dst)
+	return nil
+}
+
+// sentDecode is false only in tests that check that the written version
+// made from what was sent is what a decode gives
+// (TestFastPathsGiveTheSameTraces, TestTheAnswerToAWriteIsAFreshDecode).
+var sentDecode = true
 
 // Delete deletes obj, with the UID and resourceVersion preconditions and
 // the propagation policy the options carry (client.PropagationPolicy, or

@@ -13,19 +13,30 @@ import (
 // decodes of parts that refer to nothing (for converters made after) and
 // JSON merge patches applied to the stored body
 // (convert.Converter.MergePatch, with its merge into kept decodes and its
-// own reading of plain patches) on or off, and returns a func that
-// restores them (TestFastPathsGiveTheSameTraces).
+// own reading of plain patches) and the written version made from what
+// was sent (convert.Converter.FromModelWritten) on or off, and returns a
+// func that restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
-	decode, status, defaults, verdicts, owns, reads, hashes, patch := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch
-	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = on, on, on, on, on, on, on, on
+	decode, status, defaults, verdicts, owns, reads, hashes, patch, sent := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode
+	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = on, on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
 	typed, scan := convert.SetTypedMerge(on), convert.SetScanMergePatch(on)
 	return func() {
 		convert.SetTypedMerge(typed)
 		convert.SetScanMergePatch(scan)
-		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = decode, status, defaults, verdicts, owns, reads, hashes, patch
+		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = decode, status, defaults, verdicts, owns, reads, hashes, patch, sent
 		convert.SetPlainCopy(plain)
 	}
+}
+
+// SetSentDecode turns alone on or off the written version made from what
+// the write sent (convert.Converter.FromModelWritten) rather than decoded
+// from the stored fields, and returns a func that restores it
+// (TestFastPathsGiveTheSameTraces).
+func SetSentDecode(on bool) (restore func()) {
+	was := sentDecode
+	sentDecode = on
+	return func() { sentDecode = was }
 }
 
 // SetSharedReads turns the built-in controllers' shared reads (package

@@ -68,7 +68,7 @@ func exampleTraces(t *testing.T, runs int) []string {
 // decodes of spec and status types that refer to nothing, the
 // Deployment controller's kept template hashes, the merge patch's
 // path, and within it the merge into a part's kept decode and the
-// patch's own reading.
+// patch's own reading, and the written version made from what was sent.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
@@ -85,6 +85,7 @@ func TestFastPathsGiveTheSameTraces(t *testing.T) {
 		{"the merge patch through JSON", crt.SetFastMergePatch},
 		{"the merge patch into the unflattened part", crt.SetTypedMergePatch},
 		{"the merge patch read by encoding/json", crt.SetScanMergePatch},
+		{"the written version decoded from the stored fields", crt.SetSentDecode},
 	} {
 		restore := off.set(false)
 		without := exampleTraces(t, 12)

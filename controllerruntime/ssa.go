@@ -418,11 +418,7 @@ func (cl *modelClient) writeRecorded(src, dst client.Object, owner string, statu
 			return err
 		}
 	}
-	target := cl.target
-	if status {
-		target = cl.statusTarget
-	}
-	err := cl.writeBy(target, src, dst, func(o *model.Object) error {
+	err := cl.writeBy(status, src, dst, func(o *model.Object) error {
 		o.FieldManager = owner
 		return call(o)
 	})

@@ -412,7 +412,7 @@ func flattenPart(part string, v any) (model.Fields, error) {
 // A kind that does not match leaves into as it was; content that does
 // not decode (an error naming mo) may leave it zeroed.
 func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
-	return c.fromModel(mo, into, false)
+	return c.fromModel(mo, into, false, nil)
 }
 
 // FromModelShared is FromModel for a decode its caller keeps and never
@@ -422,11 +422,12 @@ func (c *Converter) FromModel(mo *model.Object, into client.Object) error {
 // them. So a decode whose parts were decoded before costs no copy of
 // them; the caller hands readers a deep copy of into, never into itself.
 func (c *Converter) FromModelShared(mo *model.Object, into client.Object) error {
-	return c.fromModel(mo, into, true)
+	return c.fromModel(mo, into, true, nil)
 }
 
-// fromModel is FromModel, or with share, FromModelShared.
-func (c *Converter) fromModel(mo *model.Object, into client.Object, share bool) error {
+// fromModel is FromModel, or with share, FromModelShared; with sent, of
+// into's type, FromModelWritten.
+func (c *Converter) fromModel(mo *model.Object, into client.Object, share bool, sent *Sent) error {
 	kind, err := c.Kind(into)
 	if err != nil {
 		return err
@@ -434,13 +435,22 @@ func (c *Converter) fromModel(mo *model.Object, into client.Object, share bool) 
 	if kind != mo.Kind {
 		return fmt.Errorf("cannot convert a %s into a %s", mo.Kind, kind)
 	}
+	if sent.of(into) && any(sent.Object) == any(into) {
+		sent = nil // zeroing into would zero what was sent
+	}
 	v := reflect.ValueOf(into).Elem()
 	v.SetZero()
 	if _, uo := into.(runtime.Unstructured); !uo && c.hoist[c.kinds[kind]] {
 		// The spec and status by their content (parts.go), when the
 		// type has a decoding plan.
 		if p := c.partsOf(v.Type()); p != nil && c.decodePlanOf(v.Type()) != nil {
-			if p.decodeParts(mo.Spec, mo.Status, v, share) == nil {
+			var perr error
+			if sent.of(into) {
+				perr = p.decodePartsSent(mo.Spec, mo.Status, v, share, sent)
+			} else {
+				perr = p.decodeParts(mo.Spec, mo.Status, v, share)
+			}
+			if perr == nil {
 				c.metaFromModel(mo, into)
 				into.GetObjectKind().SetGroupVersionKind(c.kinds[kind])
 				return nil

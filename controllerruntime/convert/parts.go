@@ -47,6 +47,9 @@ type partPlan struct {
 	// that refers to nothing (plainCopy); nil for any other type, whose
 	// decodes are not kept.
 	copyInto func(src, dst reflect.Value)
+	// rt makes a part a write sent as decoding its encoding would
+	// (roundtrip.go); nil for a type it does not cover.
+	rt *rtPlan
 	// mu guards kept, newest first; a kept value is never modified.
 	mu   sync.Mutex
 	kept []partEntry
@@ -108,7 +111,7 @@ func buildParts(t reflect.Type) *objectParts {
 		if err != nil {
 			return nil
 		}
-		pp := &partPlan{index: m.index, dec: dec}
+		pp := &partPlan{index: m.index, dec: dec, rt: roundTripOf(ft, &b)}
 		if method, ok := reflect.PointerTo(ft).MethodByName("DeepCopyInto"); ok && ft.Kind() == reflect.Struct &&
 			method.Type.NumIn() == 2 && method.Type.In(1) == reflect.PointerTo(ft) && method.Type.NumOut() == 0 {
 			pp.copyInto = func(src, dst reflect.Value) { method.Func.Call([]reflect.Value{src, dst}) }
