@@ -18,13 +18,13 @@ func TestThePlansFirstRoundRunsBackToBack(t *testing.T) {
 	for range 3 {
 		rounds = append(rounds, []faults.Schedule{{}, {}, {}})
 	}
-	plan := plannedRounds(rounds)
+	plan := plannedRounds(rounds, 1)
 	assert.Equal(t, 0, plan[3].round, "the first round's second pass")
 	assert.True(t, plan[3].draws)
 	assert.Len(t, plan, 3*(1+firstRoundDraws)+2*3*2, "the first round drawn firstRoundDraws times, the others once")
 	assert.Equal(t, 1, plan[3*(1+firstRoundDraws)].round)
 	assert.False(t, plan[3*(1+firstRoundDraws)].draws)
-	assert.Len(t, plannedRounds([][]faults.Schedule{{{}}}), 2, "a round of one kind is drawn once")
+	assert.Len(t, plannedRounds([][]faults.Schedule{{{}}}, 1), 2, "a round of one kind is drawn once")
 
 	slots := planSlots(12, plan[:6])
 	want := []bool{false, true, true, true, false, true, false, true, false, true, false, false}
@@ -48,7 +48,7 @@ func TestThePlansFirstRoundRunsBackToBack(t *testing.T) {
 func TestTheFirstRoundsDelayIsDrawnMore(t *testing.T) {
 	d := faults.Schedule{{At: 11, Fault: faults.Delay{Controller: "c", Resource: "Job", For: 5}}}
 	e := faults.Schedule{{At: 0, Fault: faults.Drop{Controller: "c", Resource: "Job"}}}
-	plan := plannedRounds([][]faults.Schedule{{e, d}, {e, d}})
+	plan := plannedRounds([][]faults.Schedule{{e, d}, {e, d}}, 1)
 	assert.Len(t, plan, 2*(1+firstRoundDraws)+delayDraws+2*2)
 	runs := map[faults.Kind]int{}
 	for _, run := range plan {
