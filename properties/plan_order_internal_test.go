@@ -1,11 +1,13 @@
 package properties
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/converge-sim/converge/faults"
 	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestThePlansFirstRoundRunsBackToBack: after rapid's first run, the
@@ -74,5 +76,37 @@ func TestTheFirstRoundsDelayIsDrawnMore(t *testing.T) {
 	got := plannedFor(faults.KindDelay, lm, faults.Topology{}, faults.Budget{MaxDown: 5})
 	if assert.NotEmpty(t, got) {
 		assert.Equal(t, faults.Timed{At: 11, Fault: faults.Delay{Controller: "c", Resource: "Job", For: 5}}, got[0], "the child's late event first")
+	}
+}
+
+// TestTheFirstPassBundlesTwoKinds: the first pass of the plan's first
+// round runs two kinds' first faults in one run, faithful with faithful
+// only, when the budget allows two faults; the drawn passes keep one
+// fault a run and the draws they made before bundling (docs/design.md,
+// "Ordering the plan").
+func TestTheFirstPassBundlesTwoKinds(t *testing.T) {
+	at := func(k faults.Fault) faults.Schedule { return faults.Schedule{{At: 1, Fault: k}} }
+	f1 := at(faults.Restart{Controller: "c", Down: 1})
+	f2 := at(faults.Partition{Controller: "c", For: 1})
+	f3 := at(faults.Expire{Controller: "c", Resource: "Pod"})
+	adv := at(faults.Drop{Controller: "c", Resource: "Pod"})
+	require.Equal(t, faults.Adversarial, adv.Class())
+	round := []faults.Schedule{f1, f2, f3, adv}
+
+	plan := plannedRounds([][]faults.Schedule{round}, 2)
+	want := []faults.Schedule{append(slices.Clone(f1), f2...), f3, adv}
+	for i, s := range want {
+		assert.Equal(t, s, plan[i].sched, "first pass, run %d", i+1)
+		assert.False(t, plan[i].draws)
+	}
+	single := plannedRounds([][]faults.Schedule{round}, 1)
+	assert.Len(t, plan, len(single)-1, "one run fewer: two kinds share one")
+	for i := range single[len(round):] {
+		got, was := plan[len(want)+i], single[len(round)+i]
+		assert.Len(t, got.sched, 1, "the drawn passes run one fault")
+		assert.Equal(t, was, got, "a drawn run draws as before bundling")
+	}
+	for i, run := range single[:len(round)] {
+		assert.Equal(t, round[i], run.sched, "a budget of one fault bundles nothing")
 	}
 }
