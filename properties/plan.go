@@ -475,7 +475,8 @@ func (p *Prepared) runPlanned(run plannedRun, k int, opts *SearchOptions, prog *
 // "Ordering the plan"): under a whole mix, a kind's first landmark is
 // the one most likely to matter, and a bug that needs it and one
 // interleaving in ten or three is missed by a single draw. Its delay is
-// then drawn delayDraws times more.
+// then drawn delayDraws times more. The first round's first pass runs
+// its kinds two a run when maxFaults allows (bundled).
 func plannedRounds(rounds [][]faults.Schedule, maxFaults int) []plannedRun {
 	var out []plannedRun
 	n := 0 // the runs before, as if nothing were bundled
@@ -557,8 +558,8 @@ const firstRoundDraws = 3
 const delayDraws = 10
 
 // planSlots says which of a search's checks runs are planned: rapid's
-// first run, then the first pass of the plan's first round, one run of
-// each kind, back to back, then rapid's runs and the rest of the plan in
+// first run, then the first pass of the plan's first round (its kinds
+// two a run, bundled), back to back, then rapid's runs and the rest of the plan in
 // turn (docs/design.md, "Ordering the plan"). A bug one kind's first
 // landmark exposes is then found within the first round's length of
 // runs, whichever place the seed gives its kind, not twice that.
