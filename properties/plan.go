@@ -521,8 +521,8 @@ func plannedRounds(rounds [][]faults.Schedule, maxFaults int) []plannedRun {
 // are joined: a faithful fault beside an adversarial one would make
 // its run adversarial. A bug one kind's first landmark exposes is then
 // found within the pass's length of runs, about the kinds' number over
-// bundleWidth, not the kinds' number; deletion shrinks the finding back
-// to the fault it needs.
+// bundleWidth, not the kinds' number; a bundle that fails is split
+// (splitBundle), so the finding keeps the one fault it needs.
 func bundled(round []faults.Schedule, maxFaults int) []faults.Schedule {
 	width := min(bundleWidth, maxFaults)
 	var out []faults.Schedule
@@ -559,8 +559,8 @@ const delayDraws = 10
 
 // planSlots says which of a search's checks runs are planned: rapid's
 // first run, then the first pass of the plan's first round (its kinds
-// two a run, bundled), back to back, then rapid's runs and the rest of the plan in
-// turn (docs/design.md, "Ordering the plan"). A bug one kind's first
+// two a run, bundled), back to back, then rapid's runs and the rest of
+// the plan in turn (docs/design.md, "Ordering the plan"). A bug one kind's first
 // landmark exposes is then found within the first round's length of
 // runs, whichever place the seed gives its kind, not twice that.
 func planSlots(checks int, plan []plannedRun) []bool {
