@@ -71,3 +71,13 @@ func WithoutPlan(opts SearchOptions) SearchOptions {
 	opts.NoPlan = true
 	return opts
 }
+
+// PlannedRunsOf returns the schedules of the planned runs of p for a
+// search from seed, in the order a search runs them (plannedRounds).
+func PlannedRunsOf(p *Prepared, seed uint64) []faults.Schedule {
+	var out []faults.Schedule
+	for _, run := range p.wholePlan(seed) {
+		out = append(out, run.sched)
+	}
+	return out
+}

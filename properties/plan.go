@@ -334,8 +334,11 @@ func plannedFor(k faults.Kind, lm *landmarks, topo faults.Topology, b faults.Bud
 }
 
 // plannedFailure is the planned run that failed: its number in the
-// plan, from 1.
-type plannedFailure struct{ n int }
+// plan, from 1, and the run.
+type plannedFailure struct {
+	n   int
+	run plannedRun
+}
 
 // plannedRun is one run of the plan: a schedule, and whether the choices
 // its fault's strike does not make are drawn (planChooser.rng) or 0.
@@ -344,6 +347,10 @@ type plannedRun struct {
 	draws bool
 	// round is the plan's round the schedule belongs to, from 0.
 	round int
+	// key seeds the run's draws: its number in the plan (from 1) as if
+	// the first pass bundled nothing, so that bundling moves the drawn
+	// runs earlier without changing what they draw.
+	key int
 }
 
 // plannedShare is the most of a search's runs the plan takes: one in
@@ -444,7 +451,7 @@ func (p *Prepared) interleave(tb *captureTB, prop func(*rapid.T), plan []planned
 func (p *Prepared) runPlanned(run plannedRun, k int, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (*plannedFailure, error) {
 	ch := &planChooser{}
 	if run.draws {
-		ch.rng = rand.New(rand.NewPCG(opts.Seed, 1<<41+uint64(k)))
+		ch.rng = rand.New(rand.NewPCG(opts.Seed, 1<<41+uint64(run.key)))
 	}
 	prog.runs++
 	out, err := p.execute(run.sched, ch, RunOptions{Logger: opts.Logger, Timeout: opts.RunTimeout, Wrap: runWrap(opts.Wrap)})
@@ -453,7 +460,7 @@ func (p *Prepared) runPlanned(run plannedRun, k int, opts *SearchOptions, prog *
 	}
 	see(out, ch.log)
 	if out.Failure != nil {
-		return &plannedFailure{n: k}, nil
+		return &plannedFailure{n: k, run: run}, nil
 	}
 	return nil, nil
 }
@@ -468,24 +475,37 @@ func (p *Prepared) runPlanned(run plannedRun, k int, opts *SearchOptions, prog *
 // "Ordering the plan"): under a whole mix, a kind's first landmark is
 // the one most likely to matter, and a bug that needs it and one
 // interleaving in ten or three is missed by a single draw. Its delay is
-// then drawn delayDraws times more.
-func plannedRounds(rounds [][]faults.Schedule) []plannedRun {
+// then drawn delayDraws times more. The first round's first pass runs
+// its kinds two a run when maxFaults allows (bundled).
+func plannedRounds(rounds [][]faults.Schedule, maxFaults int) []plannedRun {
 	var out []plannedRun
+	n := 0 // the runs before, as if nothing were bundled
+	add := func(s faults.Schedule, draws bool, r int) {
+		n++
+		out = append(out, plannedRun{sched: s, draws: draws, round: r, key: n})
+	}
 	for r, round := range rounds {
 		draws := 1
 		if r == 0 && len(round) > 1 {
 			draws = firstRoundDraws
 		}
 		for pass := range 1 + draws {
+			if r == 0 && pass == 0 {
+				for _, s := range bundled(round, maxFaults) {
+					out = append(out, plannedRun{sched: s, round: r, key: n + 1})
+					n += len(s)
+				}
+				continue
+			}
 			for _, s := range round {
-				out = append(out, plannedRun{sched: s, draws: pass > 0, round: r})
+				add(s, pass > 0, r)
 			}
 		}
 		if r == 0 && len(round) > 1 {
 			for _, s := range round {
 				if len(s) > 0 && s[0].Fault.Kind() == faults.KindDelay {
 					for range delayDraws {
-						out = append(out, plannedRun{sched: s, draws: true, round: r})
+						add(s, true, r)
 					}
 				}
 			}
@@ -493,6 +513,34 @@ func plannedRounds(rounds [][]faults.Schedule) []plannedRun {
 	}
 	return out
 }
+
+// bundled is the first pass of the plan's first round: its schedules,
+// in order, joined bundleWidth at a time into one schedule of as many
+// faults, each at its own landmark, when the budget allows that many
+// (docs/design.md, "Ordering the plan"). Only schedules of one class
+// are joined: a faithful fault beside an adversarial one would make
+// its run adversarial. A bug one kind's first landmark exposes is then
+// found within the pass's length of runs, about the kinds' number over
+// bundleWidth, not the kinds' number; a bundle that fails is split
+// (splitBundle), so the finding keeps the one fault it needs.
+func bundled(round []faults.Schedule, maxFaults int) []faults.Schedule {
+	width := min(bundleWidth, maxFaults)
+	var out []faults.Schedule
+	for i := 0; i < len(round); {
+		s := slices.Clone(round[i])
+		j := i + 1
+		for ; j < len(round) && j-i < width && round[j].Class() == round[i].Class(); j++ {
+			s = append(s, round[j]...)
+		}
+		out = append(out, s)
+		i = j
+	}
+	return out
+}
+
+// bundleWidth is how many kinds' first schedules one run of the first
+// pass joins.
+const bundleWidth = 2
 
 // firstRoundDraws is how many times a first round of several kinds is
 // run with its choices drawn. 3 found the cronjob example from 6 seeds of
@@ -510,9 +558,9 @@ const firstRoundDraws = 3
 const delayDraws = 10
 
 // planSlots says which of a search's checks runs are planned: rapid's
-// first run, then the first pass of the plan's first round, one run of
-// each kind, back to back, then rapid's runs and the rest of the plan in
-// turn (docs/design.md, "Ordering the plan"). A bug one kind's first
+// first run, then the first pass of the plan's first round (its kinds
+// two a run, bundled), back to back, then rapid's runs and the rest of
+// the plan in turn (docs/design.md, "Ordering the plan"). A bug one kind's first
 // landmark exposes is then found within the first round's length of
 // runs, whichever place the seed gives its kind, not twice that.
 func planSlots(checks int, plan []plannedRun) []bool {
@@ -527,6 +575,27 @@ func planSlots(checks int, plan []plannedRun) []bool {
 		planned++
 	}
 	return slots
+}
+
+// splitBundle runs each fault of a failed bundle (bundled) alone, as
+// the first pass's run of its kind would have been, and stops at the
+// first that fails, which see then holds as the failing run: a bug one
+// kind exposes is reported with that kind's fault alone, not beside a
+// fault deletion cannot cut from the pair's run (docs/design.md,
+// "Ordering the plan"). It returns the runs it made; none for a run of
+// one fault.
+func (p *Prepared) splitBundle(failed *plannedFailure, opts *SearchOptions, prog *progress, see func(*Outcome, []int)) (int, error) {
+	if failed.run.draws || len(failed.run.sched) < 2 {
+		return 0, nil
+	}
+	for i, t := range failed.run.sched {
+		alone := plannedRun{sched: faults.Schedule{t}, round: failed.run.round}
+		f, err := p.runPlanned(alone, failed.n, opts, prog, see)
+		if err != nil || f != nil {
+			return i + 1, err
+		}
+	}
+	return len(failed.run.sched), nil
 }
 
 // planChooser makes a planned run: its fault strikes at the start of its

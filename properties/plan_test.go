@@ -209,3 +209,25 @@ func TestThePlansFirstRoundComesBeforeRapidsSecondRun(t *testing.T) {
 	assert.GreaterOrEqual(t, cx.Planned, 3, "the seed puts apierror late in the first round")
 	assert.Equal(t, cx.Planned+1, res.Runs, "the first round's runs back to back after rapid's first")
 }
+
+// TestABundledRunsFindingKeepsItsOwnFault: under every healable kind,
+// seed 8 of ignores-conflicts puts the apierror kind eighth in the plan's
+// first round, so a first pass of one kind a run would reach it at run 9.
+// Bundled two kinds a run, it is the fourth planned run, beside a
+// restart, found at run 5; the bundle's faults are then run alone, and
+// the finding is the API Conflict alone (docs/design.md, "Ordering the
+// plan").
+func TestABundledRunsFindingKeepsItsOwnFault(t *testing.T) {
+	p := ignoresConflicts(t)
+	res, err := p.Search(properties.SearchOptions{Checks: 100, Seed: 8, Test: t})
+	require.NoError(t, err)
+	cx := res.Counterexample
+	require.NotNil(t, cx)
+	assert.Equal(t, 4, cx.Planned)
+	assert.Equal(t, 5, res.Runs, "rapid's first run, then the first pass's bundles")
+	bundle := properties.PlannedRunsOf(p, 8)[cx.Planned-1]
+	require.Len(t, bundle, 2, "the run that failed bundled two kinds")
+	require.Len(t, cx.Schedule, 1, "the finding keeps the one fault it needs")
+	assert.Equal(t, faults.KindAPIError, cx.Schedule[0].Fault.Kind())
+	assert.Contains(t, bundle, cx.Schedule[0])
+}

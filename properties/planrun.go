@@ -34,7 +34,7 @@ func (p *Prepared) wholePlan(seed uint64) []plannedRun {
 	if !p.plannable() {
 		return nil
 	}
-	return plannedRounds(planRounds(p.shape.dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, seed))
+	return plannedRounds(planRounds(p.shape.dry.landmarks, p.mix, p.plan.Topology, p.plan.Budget, seed), p.plan.Budget.MaxFaults)
 }
 
 // plannable says the prepared mix has a plan: it has faults, the

@@ -446,7 +446,12 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 		}
 		if planned != nil {
 			res := &SearchResult{Runs: runs, ConvergeTimes: times}
+			split, err := p.splitBundle(planned, &opts, prog, see)
+			if err != nil {
+				return nil, err
+			}
 			fr, ch, shrunk, deletions, err := p.deleteUnneeded(minimal, choices, opts)
+			deletions += split
 			if err != nil {
 				return nil, err
 			}
@@ -461,8 +466,22 @@ func (p *Prepared) rapidSearch(opts SearchOptions, replay func(seed uint64) stri
 					return nil, err
 				}
 			}
+			var fewerRuns, budget int
+			if len(fr.schedule) > 1 && fr.out.Failure.Verdict != Hang {
+				// A bundle's failure that none of its faults makes alone
+				// (splitBundle) and deletion kept whole goes through the
+				// fewer-faults pass, as rapid's findings do.
+				budget = fewerBudget(made+deletions, opts.fewerCap)
+				opts.fewerCap = budget
+				fr, ch, fewerRuns, err = p.targetedShrink(fr, ch, opts.Seed, opts, true)
+				deletions += fewerRuns
+				if err != nil {
+					return nil, err
+				}
+			}
 			res.Counterexample = p.counterexample(fr, ch, opts.Strategy, opts.Seed, replay(opts.Seed), shrunk, deletions)
 			res.Counterexample.Planned = planned.n
+			res.Counterexample.FewerRuns, res.Counterexample.FewerBudget = fewerRuns, budget
 			return res, nil
 		}
 	}

@@ -98,7 +98,7 @@ type floor struct {
 // found it in the fewest runs. A change to the draws moves them all:
 // regenerate the table and set them again.
 var floors = map[string]floor{
-	"cronjob":                 {floor: 14, pinned: []uint64{2, 19}}, // 19/20; pinned seed 2 found it at run 13, seed 19 at run 19 (the child's late Job event delayed, drawn delayDraws more times)
+	"cronjob":                 {floor: 15, pinned: []uint64{2, 19}}, // 20/20; pinned seed 2 found it at run 9, seed 19 at run 15 (the child's late Job event delayed, drawn delayDraws more times)
 	"replicaset-generatename": {floor: 15, pinned: []uint64{1}},     // 20/20; pinned seed found it at run 1
 	"memcached-forget-owns":   {floor: 15, pinned: []uint64{4}},     // 20/20; pinned seed found it at run 1
 	"replacing-sync":          {floor: 15, pinned: []uint64{7}},     // 20/20; pinned seed found it at run 2
