@@ -12,13 +12,16 @@ import (
 // Deployment controller's kept template hashes, the converter's kept
 // decodes of parts that refer to nothing (for converters made after) and
 // JSON merge patches applied to the stored body
-// (convert.Converter.MergePatch) on or off, and returns a func that
+// (convert.Converter.MergePatch) and custom resources' copies into
+// destinations not zeroed first on or off, and returns a func that
 // restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
 	decode, status, defaults, verdicts, owns, reads, hashes, patch := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch
 	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
+	unzeroed := SetUnzeroedCopies(on)
 	return func() {
+		unzeroed()
 		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch = decode, status, defaults, verdicts, owns, reads, hashes, patch
 		convert.SetPlainCopy(plain)
 	}
@@ -38,6 +41,15 @@ func SetSharedReads(on bool) (restore func()) {
 func SetPlainCopy(on bool) (restore func()) {
 	was := convert.SetPlainCopy(on)
 	return func() { convert.SetPlainCopy(was) }
+}
+
+// SetUnzeroedCopies turns on or off alone the copies of custom resources
+// into a destination not zeroed first (copyOverwrites), and returns a
+// func that restores them.
+func SetUnzeroedCopies(on bool) (restore func()) {
+	was := unzeroedCopies
+	unzeroedCopies = on
+	return func() { unzeroedCopies = was }
 }
 
 // SetKeepHashes turns on or off alone the built-in Deployment

@@ -262,6 +262,10 @@ func deepCopyInto(src, into client.Object) {
 	}
 }
 
+// unzeroedCopies is false only in the test that checks that copying
+// without zeroing the types copyOverwrites passes gives the same traces.
+var unzeroedCopies = true
+
 // reflectCopyInto is deepCopyInto for any type, through reflection.
 func reflectCopyInto(src, into client.Object) {
 	t := reflect.TypeOf(src)
@@ -270,7 +274,7 @@ func reflectCopyInto(src, into client.Object) {
 		m, _ = deepCopyIntos.LoadOrStore(t, newCopyMethod(t))
 	}
 	if c := m.(copyMethod); c.method.Func.IsValid() {
-		if c.zero {
+		if c.zero || !unzeroedCopies {
 			reflect.ValueOf(into).Elem().SetZero() // for a hand-written DeepCopyInto that fills only some fields
 		}
 		c.method.Func.Call([]reflect.Value{reflect.ValueOf(src), reflect.ValueOf(into)})

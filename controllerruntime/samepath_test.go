@@ -66,8 +66,9 @@ func exampleTraces(t *testing.T, runs int) []string {
 // The paths added since are also switched off one at a time: the
 // built-in controllers' shared reads (package shared), the kept
 // decodes of spec and status types that refer to nothing, the
-// Deployment controller's kept template hashes and the merge patch's
-// path.
+// Deployment controller's kept template hashes, the merge patch's
+// path and the custom resources' copies into destinations not zeroed
+// first.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
@@ -82,6 +83,7 @@ func TestFastPathsGiveTheSameTraces(t *testing.T) {
 		{"plain copies", crt.SetPlainCopy},
 		{"kept template hashes", crt.SetKeepHashes},
 		{"the merge patch through JSON", crt.SetFastMergePatch},
+		{"zeroed copies", crt.SetUnzeroedCopies},
 	} {
 		restore := off.set(false)
 		without := exampleTraces(t, 12)
