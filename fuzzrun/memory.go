@@ -29,10 +29,14 @@ const (
 	memoryPoll = 10 * time.Millisecond
 )
 
-// limitMemory caps this process's heap at mib MiB, reporting to w.
+// limitMemory caps this process's heap at mib MiB, reporting to w. The
+// runtime's soft limit is nine tenths of it, or GOMEMLIMIT's if the
+// environment sets a lower one.
 func limitMemory(mib int, w io.Writer) {
 	limit := uint64(mib) << 20
-	debug.SetMemoryLimit(int64(limit - limit/10))
+	if soft := int64(limit - limit/10); soft < debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(soft)
+	}
 	go func() {
 		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		tick := time.NewTicker(memoryPoll)

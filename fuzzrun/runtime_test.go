@@ -46,23 +46,26 @@ func TestFuzzrunRuntime(t *testing.T) { fuzzrun.MainTest(t, runtimeScenario()) }
 // binary, in-process (-workers 1) and with worker processes (-workers 2):
 // the process that runs the runs collects at GOGC=400 on one thread
 // unless the environment sets GOGC or GOMAXPROCS, and then keeps them. A
-// worker's memory limit is nine tenths of -worker-memory.
+// worker's memory limit is nine tenths of -worker-memory, or GOMEMLIMIT
+// if the environment sets a lower one.
 func TestCampaignProcessesTuneTheirRuntime(t *testing.T) {
 	bin := fuzzruntest.Self(t, "TestFuzzrunRuntime")
 	workerLimit := int64(256<<20) - int64(256<<20)/10
 	for _, c := range []struct {
-		name, gogc, procs, workers string
-		want                       string
+		name, gogc, procs, memlimit, workers string
+		want                                 string
 	}{
-		{"default, in-process", "", "", "1", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", int64(math.MaxInt64))},
-		{"default, workers", "", "", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", workerLimit)},
-		{"GOGC set, in-process", "150", "2", "1", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", int64(math.MaxInt64))},
-		{"GOGC set, workers", "150", "2", "2", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", workerLimit)},
+		{"default, in-process", "", "", "", "1", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", int64(math.MaxInt64))},
+		{"default, workers", "", "", "", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", workerLimit)},
+		{"GOGC set, in-process", "150", "2", "", "1", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", int64(math.MaxInt64))},
+		{"GOGC set, workers", "150", "2", "", "2", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", workerLimit)},
+		{"a lower GOMEMLIMIT, workers", "", "", "100MiB", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", 100<<20)},
+		{"a higher GOMEMLIMIT, workers", "", "", "1GiB", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", workerLimit)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("GOGC", c.gogc)
 			t.Setenv("GOMAXPROCS", c.procs)
-			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv("GOMEMLIMIT", c.memlimit)
 			res := fuzzruntest.Run(t, bin, "-runs", "2", "-workers", c.workers, "-worker-memory", "256")
 			require.Equal(t, fuzzrun.ExitOK, res.Code, res)
 			assert.Contains(t, res.Stderr, "runtime of the run: "+c.want+"\n", res)
