@@ -2,7 +2,6 @@ package fuzzrun_test
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -46,21 +45,24 @@ func TestFuzzrunRuntime(t *testing.T) { fuzzrun.MainTest(t, runtimeScenario()) }
 // binary, in-process (-workers 1) and with worker processes (-workers 2):
 // the process that runs the runs collects at GOGC=400 on one thread
 // unless the environment sets GOGC or GOMAXPROCS, and then keeps them. A
-// worker's memory limit is nine tenths of -worker-memory, or GOMEMLIMIT
-// if the environment sets a lower one.
+// worker's soft memory limit, and that of a -workers 1 campaign's own
+// process, is nine tenths of -worker-memory, or GOMEMLIMIT if the
+// environment sets a lower one.
 func TestCampaignProcessesTuneTheirRuntime(t *testing.T) {
 	bin := fuzzruntest.Self(t, "TestFuzzrunRuntime")
-	workerLimit := int64(256<<20) - int64(256<<20)/10
+	limit := int64(256<<20) - int64(256<<20)/10
 	for _, c := range []struct {
 		name, gogc, procs, memlimit, workers string
 		want                                 string
 	}{
-		{"default, in-process", "", "", "", "1", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", int64(math.MaxInt64))},
-		{"default, workers", "", "", "", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", workerLimit)},
-		{"GOGC set, in-process", "150", "2", "", "1", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", int64(math.MaxInt64))},
-		{"GOGC set, workers", "150", "2", "", "2", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", workerLimit)},
+		{"default, in-process", "", "", "", "1", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", limit)},
+		{"default, workers", "", "", "", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", limit)},
+		{"GOGC set, in-process", "150", "2", "", "1", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", limit)},
+		{"GOGC set, workers", "150", "2", "", "2", fmt.Sprintf("GOGC=150 GOMAXPROCS=2 memory limit=%d", limit)},
 		{"a lower GOMEMLIMIT, workers", "", "", "100MiB", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", 100<<20)},
-		{"a higher GOMEMLIMIT, workers", "", "", "1GiB", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", workerLimit)},
+		{"a higher GOMEMLIMIT, workers", "", "", "1GiB", "2", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", limit)},
+		{"a lower GOMEMLIMIT, in-process", "", "", "100MiB", "1", fmt.Sprintf("GOGC=400 GOMAXPROCS=1 memory limit=%d", 100<<20)},
+		{"GOGC=off, in-process", "off", "", "", "1", fmt.Sprintf("GOGC=-1 GOMAXPROCS=1 memory limit=%d", limit)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("GOGC", c.gogc)
