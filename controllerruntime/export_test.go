@@ -13,15 +13,18 @@ import (
 // decodes of parts that refer to nothing (for converters made after) and
 // JSON merge patches applied to the stored body
 // (convert.Converter.MergePatch, with its merge into kept decodes and its
-// own reading of plain patches) and the written version made from what
-// was sent (convert.Converter.FromModelWritten) on or off, and returns a
-// func that restores them (TestFastPathsGiveTheSameTraces).
+// own reading of plain patches), the written version made from what was
+// sent (convert.Converter.FromModelWritten) and custom resources' copies
+// into destinations not zeroed first on or off, and returns a func that
+// restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
 	decode, status, defaults, verdicts, owns, reads, hashes, patch, sent := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode
 	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = on, on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
 	typed, scan := convert.SetTypedMerge(on), convert.SetScanMergePatch(on)
+	unzeroed := SetUnzeroedCopies(on)
 	return func() {
+		unzeroed()
 		convert.SetTypedMerge(typed)
 		convert.SetScanMergePatch(scan)
 		sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = decode, status, defaults, verdicts, owns, reads, hashes, patch, sent
@@ -53,6 +56,15 @@ func SetSharedReads(on bool) (restore func()) {
 func SetPlainCopy(on bool) (restore func()) {
 	was := convert.SetPlainCopy(on)
 	return func() { convert.SetPlainCopy(was) }
+}
+
+// SetUnzeroedCopies turns on or off alone the copies of custom resources
+// into a destination not zeroed first (copyOverwrites), and returns a
+// func that restores them.
+func SetUnzeroedCopies(on bool) (restore func()) {
+	was := unzeroedCopies
+	unzeroedCopies = on
+	return func() { unzeroedCopies = was }
 }
 
 // SetKeepHashes turns on or off alone the built-in Deployment

@@ -238,9 +238,20 @@ func copyBuiltin(src, into client.Object) bool {
 	return true
 }
 
-// deepCopyIntos holds, by type, the DeepCopyInto method of the types
-// that have one (generated code has it on every API type).
+// deepCopyIntos holds, by type, a copyMethod: the type's DeepCopyInto
+// method if it has one (generated code has it on every API type).
 var deepCopyIntos sync.Map
+
+// copyMethod is how reflectCopyInto copies one type.
+type copyMethod struct {
+	// method is the type's DeepCopyInto; its Func is not valid when the
+	// type has none.
+	method reflect.Method
+	// zero says the destination is zeroed before the call: the type is
+	// neither generated nor shown by copyOverwrites to overwrite every
+	// field.
+	zero bool
+}
 
 // deepCopyInto overwrites into, of src's type, with a deep copy of src:
 // through the type's DeepCopyInto, which fills into in place, or else
@@ -251,23 +262,34 @@ func deepCopyInto(src, into client.Object) {
 	}
 }
 
+// unzeroedCopies is false only in the test that checks that copying
+// without zeroing the types copyOverwrites passes gives the same traces.
+var unzeroedCopies = true
+
 // reflectCopyInto is deepCopyInto for any type, through reflection.
 func reflectCopyInto(src, into client.Object) {
 	t := reflect.TypeOf(src)
 	m, ok := deepCopyIntos.Load(t)
 	if !ok {
-		method, has := t.MethodByName("DeepCopyInto")
-		if !has || method.Type.NumIn() != 2 || method.Type.In(1) != t || method.Type.NumOut() != 0 {
-			method = reflect.Method{}
-		}
-		m, _ = deepCopyIntos.LoadOrStore(t, method)
+		m, _ = deepCopyIntos.LoadOrStore(t, newCopyMethod(t))
 	}
-	if method := m.(reflect.Method); method.Func.IsValid() {
-		if !generated(t.Elem()) {
+	if c := m.(copyMethod); c.method.Func.IsValid() {
+		if c.zero || !unzeroedCopies {
 			reflect.ValueOf(into).Elem().SetZero() // for a hand-written DeepCopyInto that fills only some fields
 		}
-		method.Func.Call([]reflect.Value{reflect.ValueOf(src), reflect.ValueOf(into)})
+		c.method.Func.Call([]reflect.Value{reflect.ValueOf(src), reflect.ValueOf(into)})
 		return
 	}
 	reflect.ValueOf(into).Elem().Set(reflect.ValueOf(src.DeepCopyObject()).Elem())
+}
+
+// newCopyMethod is how reflectCopyInto copies t, a pointer type: through
+// its DeepCopyInto if it has one, zeroing the destination first unless
+// the type is generated or its DeepCopyInto passes copyOverwrites.
+func newCopyMethod(t reflect.Type) copyMethod {
+	method, has := t.MethodByName("DeepCopyInto")
+	if !has || method.Type.NumIn() != 2 || method.Type.In(1) != t || method.Type.NumOut() != 0 {
+		return copyMethod{}
+	}
+	return copyMethod{method: method, zero: !generated(t.Elem()) && !copyOverwrites(t, method)}
 }

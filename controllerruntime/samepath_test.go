@@ -68,7 +68,8 @@ func exampleTraces(t *testing.T, runs int) []string {
 // decodes of spec and status types that refer to nothing, the
 // Deployment controller's kept template hashes, the merge patch's
 // path, and within it the merge into a part's kept decode and the
-// patch's own reading, and the written version made from what was sent.
+// patch's own reading, the written version made from what was sent, and
+// the custom resources' copies into destinations not zeroed first.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
@@ -86,6 +87,7 @@ func TestFastPathsGiveTheSameTraces(t *testing.T) {
 		{"the merge patch into the unflattened part", crt.SetTypedMergePatch},
 		{"the merge patch read by encoding/json", crt.SetScanMergePatch},
 		{"the written version decoded from the stored fields", crt.SetSentDecode},
+		{"zeroed copies", crt.SetUnzeroedCopies},
 	} {
 		restore := off.set(false)
 		without := exampleTraces(t, 12)

@@ -159,6 +159,7 @@ func (c *campaign) spawn() error {
 	id := c.nextID
 	c.nextID++
 	if c.opts.workers == 1 {
+		softLimit(c.opts.workerMemory)
 		c.slots[id] = &slot{w: startInProc(id, c.opts.scenarios, c.opts.host.searchWrap(), c.evs, c.stderr)}
 		return nil
 	}

@@ -29,10 +29,11 @@ const (
 	memoryPoll = 10 * time.Millisecond
 )
 
-// limitMemory caps this process's heap at mib MiB, reporting to w.
+// limitMemory caps this process's heap at mib MiB, reporting to w: the
+// runtime's soft limit (softLimit) and a watchdog past the cap.
 func limitMemory(mib int, w io.Writer) {
 	limit := uint64(mib) << 20
-	debug.SetMemoryLimit(int64(limit - limit/10))
+	softLimit(mib)
 	go func() {
 		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		tick := time.NewTicker(memoryPoll)
@@ -44,6 +45,20 @@ func limitMemory(mib int, w io.Writer) {
 			}
 		}
 	}()
+}
+
+// softLimit tells the runtime to collect harder as this process's heap
+// nears nine tenths of mib MiB (debug.SetMemoryLimit), or GOMEMLIMIT if
+// the environment sets a lower one. It bounds the heap a high GC percent
+// (tuneRuntime) lets grow, in a worker and in a -workers 1 campaign's own
+// process alike.
+func softLimit(mib int) {
+	limit := uint64(mib) << 20
+	soft := int64(limit - limit/10)
+	if os.Getenv("GOMEMLIMIT") != "" {
+		soft = min(soft, debug.SetMemoryLimit(-1))
+	}
+	debug.SetMemoryLimit(soft)
 }
 
 // outOfMemory reports the heap past its limit, with the stack of the run

@@ -8,9 +8,11 @@ import (
 
 // campaignGCPercent is the GC percent of a campaign's processes: a run's
 // live heap is small and a worker's memory budget (-worker-memory, a soft
-// limit the runtime collects harder near) is large, so collecting four
-// times less often costs little memory and saves a collector that took a
-// fifth of a worker's time.
+// limit the runtime collects harder near; softLimit) is large, so
+// collecting four times less often costs little memory and saves a
+// collector that took a fifth of a worker's time. Past 400 the collector
+// has under 5 % left to give while the heap keeps growing
+// (docs/design.md, "A campaign's garbage collector").
 const campaignGCPercent = 400
 
 // tuneRuntime sets up this process for campaign work, unless the
