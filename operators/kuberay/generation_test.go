@@ -82,7 +82,9 @@ func runEdits(t *testing.T, settle bool) *properties.Outcome {
 // cluster has settled and met its goals again. After the second move the
 // events in flight are delivered before anything else runs (both watch
 // events reach the informer before its workqueue hands the key out, as
-// they do when the two edits come a few milliseconds apart); then
+// they do when the two edits come a few milliseconds apart, and as the
+// fair scheduler of quiescence delivers first: docs/design.md, "Faults",
+// Quiescence); then
 // everything settles and the fault phase runs out. The user's worker
 // counts are counts, in order.
 type edits struct {
