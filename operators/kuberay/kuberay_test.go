@@ -34,10 +34,33 @@ func TestConverges(t *testing.T) {
 
 // TestMeasure reports runs and reconciles per second (-operators.measure)
 // under the mix TestConverges checks: with time travel, a few hundred
-// random runs meet the real finding.
+// random runs meet the real finding of a second head pod. Without it they
+// still meet the undone edit now and then (run 192 first), which
+// knownFindings lets them count.
 func TestMeasure(t *testing.T) {
-	suite.Measure(t, scenario(t), suite.Without(faults.KindTimeTravel))
+	suite.Measure(t, scenario(t), suite.Without(faults.KindTimeTravel), knownFindings...)
 }
+
+// knownFindings are KubeRay's real findings that random runs under
+// TestMeasure's mix meet, each held by a test of its own.
+var knownFindings = []suite.Known{{
+	Test: "TestAnUndoneEditLeavesObservedGenerationBehind",
+	// The run reached a fixed point whose only unmet goal is a status
+	// behind the spec's generation: the pods, the Service and the worker
+	// counts match the spec (the goal checks those first, see unmet), so
+	// the controller served the latest spec and did not say so.
+	Match: func(f *properties.Failure) bool {
+		if f.Verdict != properties.GoalUnmet || len(f.Details) == 0 {
+			return false
+		}
+		for _, d := range f.Details {
+			if !strings.Contains(d, "status has seen generation") {
+				return false
+			}
+		}
+		return true
+	},
+}}
 
 // TestExplore explores within a budget (-operators.explore=60s) under
 // every faithful fault but time travel, whose finding

@@ -8,6 +8,7 @@ package suite
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -64,25 +65,49 @@ func Converges(t *testing.T, sc properties.Scenario, mix faults.Mix, checks int)
 	return res
 }
 
+// Known is a real finding of an operator, held by a test of its own,
+// that random runs under the operator's mix may meet: Measure counts the
+// runs that meet it and does not fail on them. A measurement measures a
+// mix; a true finding it stumbles on says nothing new, while one no Known
+// matches is news, and fails it.
+type Known struct {
+	// Test names the test that holds the finding.
+	Test string
+	// Match reports whether a run's failure is this finding.
+	Match func(*properties.Failure) bool
+}
+
 // Measure reports, with -operators.measure, the runs per second and the
 // reconciles per second (of every controller) of whole runs of sc under
 // random schedules of mix (every faithful fault, or those left once a real
 // finding is set aside, as Converges checks), each in its own bubble, wall
 // time of everything included, and the runs per CPU-second of the
-// process (the figure a loaded machine distorts least); and fails if a
-// run fails.
-func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix) {
+// process (the figure a loaded machine distorts least). Run i draws its
+// schedule and every choice from PCG(i, 7), so it is the same run in
+// every round and in every process (-test.benchtime (i+1)x reaches it).
+// A run that fails with one of the known findings is counted and logged;
+// the first run of the last round that fails otherwise fails t, with its
+// index and report, once the figures are logged.
+func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix, known ...Known) {
 	t.Helper()
 	if !*measure {
 		t.Skip("a measurement: run with -operators.measure")
+	}
+	for _, k := range known {
+		if k.Test == "" || k.Match == nil {
+			t.Fatalf("a known finding needs the test that holds it and a Match: %+v", k)
+		}
 	}
 	plan, err := properties.PlanFor(sc, mix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gen := faults.Schedules(mix, plan.Topology, plan.Budget)
-	var failure string
+	var runs *tally
 	res := testing.Benchmark(func(b *testing.B) {
+		// Each round runs 0, 1, …, b.N-1 again: the last one's tally
+		// covers every run measured.
+		runs = newTally(known)
 		reconciles := 0
 		cpu := cputime.Process()
 		for i := 0; b.Loop(); i++ {
@@ -96,9 +121,7 @@ func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if out.Failure != nil && failure == "" {
-				failure = out.Failure.Report(sched)
-			}
+			runs.add(i, out.Failure, sched)
 			for _, rec := range out.Cluster.Trace().Records {
 				if rec.Kind == model.ActReconcile {
 					reconciles++
@@ -111,10 +134,58 @@ func Measure(t *testing.T, sc properties.Scenario, mix faults.Mix) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 		b.ReportMetric(float64(reconciles)/b.Elapsed().Seconds(), "reconciles/s")
 	})
-	if failure != "" {
-		t.Fatalf("a run failed: %s", failure)
-	}
 	t.Logf("MEASURE %s under %s: %.1f runs/s, %.0f reconciles/s, %.1f runs per CPU-second (%d runs)", sc.Name, mix, res.Extra["runs/s"], res.Extra["reconciles/s"], res.Extra["runs/CPU-s"], res.N)
+	for _, line := range runs.knownLines(res.N) {
+		t.Log(line)
+	}
+	if runs.unknown != "" {
+		t.Errorf("a run failed, and no known finding matches it: %s", runs.unknown)
+	}
+}
+
+// tally is what Measure keeps of one round's failures: how many runs met
+// each known finding and the first of them, and the first failure no
+// known finding matches, with its run's index.
+type tally struct {
+	known   []Known
+	met     []int
+	first   []int
+	unknown string
+}
+
+func newTally(known []Known) *tally {
+	return &tally{known: known, met: make([]int, len(known)), first: make([]int, len(known))}
+}
+
+// add records run i's failure f (nil for a run that passed) under sched.
+func (t *tally) add(i int, f *properties.Failure, sched faults.Schedule) {
+	if f == nil {
+		return
+	}
+	for k, kn := range t.known {
+		if kn.Match(f) {
+			if t.met[k] == 0 {
+				t.first[k] = i
+			}
+			t.met[k]++
+			return
+		}
+	}
+	if t.unknown == "" {
+		t.unknown = fmt.Sprintf("run %d (-test.benchtime %dx reaches it): %s", i, i+1, f.Report(sched))
+	}
+}
+
+// knownLines says, for each known finding some of the n runs met, how
+// many and the first.
+func (t *tally) knownLines(n int) []string {
+	var out []string
+	for k, kn := range t.known {
+		if t.met[k] > 0 {
+			out = append(out, fmt.Sprintf("%d of %d runs met the known finding %s, first run %d", t.met[k], n, kn.Test, t.first[k]))
+		}
+	}
+	return out
 }
 
 // Explore explores sc, with -operators.explore=BUDGET, under mix (every
