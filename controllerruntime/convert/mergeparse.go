@@ -128,18 +128,10 @@ func (s *patchScanner) object(depth int, inArray bool) (any, bool) {
 			return nil, false
 		}
 		m[key] = v
-		s.space()
-		if s.i >= len(s.data) {
+		if done, ok := s.separator('}'); !ok {
 			return nil, false
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
+		} else if done {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -159,20 +151,30 @@ func (s *patchScanner) array(depth int) (any, bool) {
 			return nil, false
 		}
 		l = append(l, v)
-		s.space()
-		if s.i >= len(s.data) {
+		if done, ok := s.separator(']'); !ok {
 			return nil, false
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
+		} else if done {
 			return l, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// separator reads what follows a member of an object or an element of an
+// array: a comma, with more to come, or closing, which ends it (done).
+func (s *patchScanner) separator(closing byte) (done, ok bool) {
+	s.space()
+	if s.i >= len(s.data) {
+		return false, false
+	}
+	switch s.data[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case closing:
+		s.i++
+		return true, true
+	}
+	return false, false
 }
 
 // str reads a string without escapes, of valid UTF-8.

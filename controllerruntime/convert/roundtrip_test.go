@@ -11,6 +11,7 @@ import (
 
 	cronv1 "github.com/converge-sim/converge/controllerruntime/examples/cronjob/api/v1"
 	cachev1alpha1 "github.com/converge-sim/converge/controllerruntime/examples/memcached/api/v1alpha1"
+	"github.com/converge-sim/converge/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -222,14 +223,8 @@ func TestRoundTripIsTheDecodeOfEveryKind(t *testing.T) {
 	for seed := range int64(12) {
 		f := randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 2).MaxDepth(8).Funcs(fillers()...)
 		for _, typ := range types {
-			obj := reflect.New(typ).Interface().(client.Object)
-			f.Fill(obj)
-			obj.SetResourceVersion("")
-			obj.SetLabels(nil)
-			obj.SetAnnotations(nil)
-			obj.SetManagedFields(nil)
-			mo, err := c.ToModel(obj)
-			if err != nil {
+			obj, mo, ok := filledObject(c, f, typ)
+			if !ok {
 				continue
 			}
 			sent := reflect.New(typ).Interface().(client.Object)
@@ -307,14 +302,8 @@ func TestRoundTripIsTheDecodeOnAnyValue(t *testing.T) {
 		f := randfill.NewWithSeed(rapid.Int64().Draw(rt, "seed")).
 			NilChance(rapid.Float64Range(0, 1).Draw(rt, "nil")).
 			NumElements(0, rapid.IntRange(0, 3).Draw(rt, "elements")).MaxDepth(rapid.IntRange(1, 9).Draw(rt, "depth")).Funcs(fillers()...)
-		obj := reflect.New(typ).Interface().(client.Object)
-		f.Fill(obj)
-		obj.SetResourceVersion("")
-		obj.SetLabels(nil)
-		obj.SetAnnotations(nil)
-		obj.SetManagedFields(nil)
-		mo, err := c.ToModel(obj)
-		if err != nil {
+		obj, mo, ok := filledObject(c, f, typ)
+		if !ok {
 			return
 		}
 		got := reflect.New(typ).Interface().(client.Object)
@@ -356,4 +345,18 @@ func TestFromModelWrittenTakesTheSentPart(t *testing.T) {
 	require.NoError(t, c.FromModelWritten(changed, got, Sent{Object: lie, Status: mo.Status, StatusSent: true}))
 	assert.Equal(t, corev1.PodRunning, got.Status.Phase, "a status the server changed is decoded")
 	assert.Equal(t, "10.0.0.1", got.Status.PodIP)
+}
+
+// filledObject fills a new object of typ with f, as a writer would send
+// it (no resourceVersion, labels, annotations or managed fields), and
+// converts it; false when the converter refuses what was filled.
+func filledObject(c *Converter, f *randfill.Filler, typ reflect.Type) (client.Object, *model.Object, bool) {
+	obj := reflect.New(typ).Interface().(client.Object)
+	f.Fill(obj)
+	obj.SetResourceVersion("")
+	obj.SetLabels(nil)
+	obj.SetAnnotations(nil)
+	obj.SetManagedFields(nil)
+	mo, err := c.ToModel(obj)
+	return obj, mo, err == nil
 }
