@@ -15,17 +15,15 @@ import (
 // (convert.Converter.MergePatch, with its merge into kept decodes and its
 // own reading of plain patches), the written version made from what was
 // sent (convert.Converter.FromModelWritten) and custom resources' copies
-// into destinations not zeroed first and through their DeepCopyInto
-// called without reflection on or off, and returns a func that
+// into destinations not zeroed first on or off, and returns a func that
 // restores them (TestFastPathsGiveTheSameTraces).
 func SetFastPaths(on bool) (restore func()) {
 	decode, status, defaults, verdicts, owns, reads, hashes, patch, sent := sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode
 	sharedDecode, reuseStatus, memoDefaults, verdictsByKind, ownsReadOnly, shared.Enabled, shared.KeepHashes, fastMergePatch, sentDecode = on, on, on, on, on, on, on, on, on
 	plain := convert.SetPlainCopy(on)
 	typed, scan := convert.SetTypedMerge(on), convert.SetScanMergePatch(on)
-	unzeroed, direct := SetUnzeroedCopies(on), SetDirectCopies(on)
+	unzeroed := SetUnzeroedCopies(on)
 	return func() {
-		direct()
 		unzeroed()
 		convert.SetTypedMerge(typed)
 		convert.SetScanMergePatch(scan)
@@ -67,16 +65,6 @@ func SetUnzeroedCopies(on bool) (restore func()) {
 	was := unzeroedCopies
 	unzeroedCopies = on
 	return func() { unzeroedCopies = was }
-}
-
-// SetDirectCopies turns on or off alone the copies of custom resources
-// through their DeepCopyInto called directly rather than through
-// reflect.Value.Call (directcopy.go), and returns a func that restores
-// them.
-func SetDirectCopies(on bool) (restore func()) {
-	was := directCopies
-	directCopies = on
-	return func() { directCopies = was }
 }
 
 // SetKeepHashes turns on or off alone the built-in Deployment

@@ -247,10 +247,6 @@ type copyMethod struct {
 	// method is the type's DeepCopyInto; its Func is not valid when the
 	// type has none.
 	method reflect.Method
-	// direct is the same method called as a plain func of the two
-	// objects' pointers (directcopy.go), or nil when its self-check
-	// failed: then the copy goes through method.Func.Call.
-	direct copyFunc
 	// zero says the destination is zeroed before the call: the type is
 	// neither generated nor shown by copyOverwrites to overwrite every
 	// field.
@@ -267,13 +263,10 @@ func deepCopyInto(src, into client.Object) {
 }
 
 // unzeroedCopies is false only in the test that checks that copying
-// without zeroing the types copyOverwrites passes gives the same traces;
-// directCopies likewise for the calls without reflect.Value.Call.
-var unzeroedCopies, directCopies = true, true
+// without zeroing the types copyOverwrites passes gives the same traces.
+var unzeroedCopies = true
 
-// reflectCopyInto is deepCopyInto for any type: a type's DeepCopyInto
-// found through reflection, called directly once it passed its
-// self-check (directcopy.go), else through reflect.Value.Call.
+// reflectCopyInto is deepCopyInto for any type, through reflection.
 func reflectCopyInto(src, into client.Object) {
 	t := reflect.TypeOf(src)
 	m, ok := deepCopyIntos.Load(t)
@@ -284,10 +277,6 @@ func reflectCopyInto(src, into client.Object) {
 		if c.zero || !unzeroedCopies {
 			reflect.ValueOf(into).Elem().SetZero() // for a hand-written DeepCopyInto that fills only some fields
 		}
-		if c.direct != nil && directCopies {
-			c.direct(pointerOf(src), pointerOf(into))
-			return
-		}
 		c.method.Func.Call([]reflect.Value{reflect.ValueOf(src), reflect.ValueOf(into)})
 		return
 	}
@@ -296,12 +285,11 @@ func reflectCopyInto(src, into client.Object) {
 
 // newCopyMethod is how reflectCopyInto copies t, a pointer type: through
 // its DeepCopyInto if it has one, zeroing the destination first unless
-// the type is generated or its DeepCopyInto passes copyOverwrites, and
-// calling it directly if it passes directCopyFunc's self-check.
+// the type is generated or its DeepCopyInto passes copyOverwrites.
 func newCopyMethod(t reflect.Type) copyMethod {
 	method, has := t.MethodByName("DeepCopyInto")
 	if !has || method.Type.NumIn() != 2 || method.Type.In(1) != t || method.Type.NumOut() != 0 {
 		return copyMethod{}
 	}
-	return copyMethod{method: method, direct: directCopyFunc(t, method), zero: !generated(t.Elem()) && !copyOverwrites(t, method)}
+	return copyMethod{method: method, zero: !generated(t.Elem()) && !copyOverwrites(t, method)}
 }

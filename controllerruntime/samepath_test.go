@@ -69,8 +69,7 @@ func exampleTraces(t *testing.T, runs int) []string {
 // Deployment controller's kept template hashes, the merge patch's
 // path, and within it the merge into a part's kept decode and the
 // patch's own reading, the written version made from what was sent, and
-// the custom resources' copies into destinations not zeroed first and
-// their DeepCopyInto called without reflection.
+// the custom resources' copies into destinations not zeroed first.
 func TestFastPathsGiveTheSameTraces(t *testing.T) {
 	restore := crt.SetFastPaths(false)
 	plain := exampleTraces(t, 12)
@@ -89,7 +88,6 @@ func TestFastPathsGiveTheSameTraces(t *testing.T) {
 		{"the merge patch read by encoding/json", crt.SetScanMergePatch},
 		{"the written version decoded from the stored fields", crt.SetSentDecode},
 		{"zeroed copies", crt.SetUnzeroedCopies},
-		{"copies through reflect.Value.Call", crt.SetDirectCopies},
 	} {
 		restore := off.set(false)
 		without := exampleTraces(t, 12)
