@@ -225,13 +225,12 @@ func (cl *modelClient) decodeWritten(mo *model.Object, dst client.Object, sent c
 		reflect.TypeOf(sent.Object) != reflect.TypeOf(dst) {
 		return cl.decode(mo, dst)
 	}
-	if !cl.memo.get(mo.UID, mo.ResourceVersion, dst) {
-		kept := reflect.New(reflect.TypeOf(dst).Elem()).Interface().(client.Object)
-		if err := cl.conv.FromModelWritten(mo, kept, sent); err != nil {
-			return err
-		}
-		cl.memo.keep(mo.UID, mo.ResourceVersion, kept)
-		deepCopyInto(kept, dst)
+	written := func(mo *model.Object, like client.Object) (client.Object, error) {
+		kept := reflect.New(reflect.TypeOf(like).Elem()).Interface().(client.Object)
+		return kept, cl.conv.FromModelWritten(mo, kept, sent)
+	}
+	if err := cl.throughMemo(mo, dst, written); err != nil {
+		return err
 	}
 	cl.attachManaged(mo, dst)
 	return nil

@@ -138,10 +138,16 @@ func (e *env) fromModel(mo *model.Object, into client.Object) error {
 	if e.memo == nil || mo.UID == "" || mo.ResourceVersion == 0 {
 		return e.conv.FromModel(mo, into)
 	}
+	return e.throughMemo(mo, into, e.decodeKept)
+}
+
+// throughMemo gives into the memo's typed form of mo, made by decode and
+// kept on a miss: a reader gets one deep copy either way.
+func (e *env) throughMemo(mo *model.Object, into client.Object, decode func(*model.Object, client.Object) (client.Object, error)) error {
 	if e.memo.get(mo.UID, mo.ResourceVersion, into) {
 		return nil
 	}
-	kept, err := e.decodeKept(mo, into)
+	kept, err := decode(mo, into)
 	if err != nil {
 		return err
 	}
